@@ -1,0 +1,153 @@
+//! The command line: clap argument types that turn themselves into library calls. The
+//! library below never sees clap or stdout; this module and `main.rs` are the edge.
+
+mod output;
+mod simulate;
+mod trace;
+
+use crate::Choice;
+use crate::swf::{ParseOptions, SwfTrace, read_path};
+use crate::workload::{
+    CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV,
+    TraceLocator,
+};
+use anyhow::Context as _;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit codes.
+pub const EXIT_OK: u8 = 0;
+/// Bad input, missing file, failed run.
+pub const EXIT_ERROR: u8 = 1;
+/// Bad command line (clap's own code).
+pub const EXIT_USAGE: u8 = 2;
+/// `--check` found broken invariants.
+pub const EXIT_CHECK_FAILED: u8 = 3;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "campaign",
+    version,
+    about = "Simulation studies of parallel-job schedulers"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Simulate one workload trace on one platform under one scheduler.
+    Simulate(simulate::SimulateArgs),
+    /// Inspect workload traces.
+    #[command(subcommand)]
+    Trace(trace::TraceCommand),
+}
+
+/// Runs the command line; the whole of `main`.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
+        }
+    };
+    let result = match cli.command {
+        Command::Simulate(args) => args.run(),
+        Command::Trace(cmd) => cmd.run(),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+/// A clap parser for a `choice!` enum, listing its names in `--help`.
+fn choice<T: Choice + Clone + Send + Sync + std::str::FromStr>() -> impl TypedValueParser<Value = T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    PossibleValuesParser::new(T::all().iter().map(|c| c.choice_name())).try_map(|s| s.parse::<T>())
+}
+
+/// Which trace, and where to find it.
+#[derive(Debug, Args)]
+struct TraceSource {
+    /// A path to an SWF file (.swf or .swf.gz), or an archive name such as
+    /// KTH-SP2-1996-2.1-cln, looked up in --trace-dir, $CAMPAIGN_TRACE_DIR, then ./traces.
+    trace: String,
+    /// A directory holding traces (searched first).
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+    /// Skip malformed SWF lines (and report how many) instead of failing.
+    #[arg(long)]
+    lenient: bool,
+}
+
+impl TraceSource {
+    fn load(&self) -> anyhow::Result<(PathBuf, SwfTrace)> {
+        let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
+        let locator = TraceLocator::standard(self.trace_dir.clone(), env);
+        let path = locator.locate(&self.trace)?;
+        let options = ParseOptions {
+            lenient: self.lenient,
+        };
+        let trace = read_path(&path, options)
+            .with_context(|| format!("reading trace {}", path.display()))?;
+        if trace.skipped_lines > 0 {
+            eprintln!(
+                "warning: skipped {} malformed lines of {} (--lenient)",
+                trace.skipped_lines,
+                path.display()
+            );
+        }
+        Ok((path, trace))
+    }
+}
+
+/// Cleaning policies (each recorded in the output).
+#[derive(Debug, Args)]
+struct CleaningArgs {
+    /// Job size from allocated processors (field 5) or requested (field 8), each falling
+    /// back to the other; jobs with size ≤ 0 are dropped.
+    #[arg(long, default_value_t, value_parser = choice::<SizeSource>())]
+    size_source: SizeSource,
+    /// Run time ≤ 0: keep as zero, or drop the job.
+    #[arg(long, default_value_t, value_parser = choice::<RuntimePolicy>())]
+    runtime_policy: RuntimePolicy,
+    /// Requested time ≤ 0 (−1 = unknown): use the run time, or drop the job.
+    #[arg(long, default_value_t, value_parser = choice::<RequestedTimePolicy>())]
+    requested_time_policy: RequestedTimePolicy,
+    /// Keep only jobs with these SWF statuses (comma-separated, e.g. 1,0); default all.
+    #[arg(long, value_delimiter = ',', value_name = "STATUS")]
+    status: Vec<i64>,
+}
+
+impl CleaningArgs {
+    fn to_policy(&self) -> CleaningPolicy {
+        CleaningPolicy {
+            size_source: self.size_source,
+            runtime: self.runtime_policy,
+            requested_time: self.requested_time_policy,
+            status: if self.status.is_empty() {
+                StatusFilter::All
+            } else {
+                StatusFilter::Only(self.status.clone())
+            },
+        }
+    }
+}
+
+/// Output format of a report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    #[default]
+    Table,
+    Json,
+}

@@ -1,0 +1,145 @@
+//! Rendering results: the metrics table, the per-job CSV (Batsim's `_jobs.csv`
+//! columns), and the simulated schedule as SWF.
+
+use crate::metrics::SchedulingMetrics;
+use crate::sim::{JobRecord, JobState};
+use crate::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
+use crate::workload::Workload;
+use anyhow::Context as _;
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+const DAY: f64 = 86_400.0;
+
+/// The metrics as aligned text: time metrics in days and seconds, the rest plain.
+pub(crate) fn metrics_table(m: &SchedulingMetrics) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  {:<34}{:>14}{:>16}", "metric", "days", "seconds");
+    let time_rows = [
+        ("makespan", m.makespan),
+        ("waiting time, mean", m.wait_mean),
+        ("waiting time, median", m.wait_median),
+        ("waiting time, max", m.wait_max),
+        ("turnaround, mean", m.turnaround_mean),
+    ];
+    for (label, secs) in time_rows {
+        let _ = writeln!(out, "  {label:<34}{:>14.4}{:>16.1}", secs / DAY, secs);
+    }
+    let plain_rows = [
+        ("slowdown, mean", format!("{:.4}", m.slowdown_mean)),
+        (
+            "bounded slowdown (τ = 10 s), mean",
+            format!("{:.4}", m.bounded_slowdown_mean),
+        ),
+        ("utilization", format!("{:.4}", m.utilization)),
+        (
+            "throughput (jobs/day)",
+            format!("{:.2}", m.throughput_per_day),
+        ),
+    ];
+    for (label, value) in plain_rows {
+        let _ = writeln!(out, "  {label:<34}{value:>14}");
+    }
+    let j = m.jobs;
+    let _ = writeln!(
+        out,
+        "  {:<34}{:>14}   (completed {}, killed {}, rejected {})",
+        "jobs", j.total, j.completed, j.killed, j.rejected
+    );
+    out
+}
+
+/// One row per job, with Batsim's `_jobs.csv` column names; times in seconds. Rejected
+/// jobs have empty time columns.
+pub(crate) fn write_jobs_csv(path: &Path, records: &[JobRecord]) -> anyhow::Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut out = BufWriter::new(file);
+    let write = |out: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
+        writeln!(
+            out,
+            "job_id,submission_time,requested_number_of_resources,requested_time,success,\
+             final_state,starting_time,execution_time,finish_time,waiting_time,\
+             turnaround_time,stretch"
+        )?;
+        for r in records {
+            let (success, state) = match r.state {
+                JobState::Completed => (1, "COMPLETED_SUCCESSFULLY"),
+                JobState::Killed => (0, "COMPLETED_WALLTIME_REACHED"),
+                JobState::Rejected => (0, "REJECTED"),
+            };
+            write!(
+                out,
+                "{},{},{},{},{success},{state},",
+                r.id, r.submit, r.size, r.requested
+            )?;
+            match (r.start, r.finish) {
+                (Some(start), Some(finish)) => {
+                    let exec = finish - start;
+                    let turnaround = finish - r.submit;
+                    let stretch = if exec.millis() > 0 {
+                        format!("{}", turnaround.as_secs_f64() / exec.as_secs_f64())
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        out,
+                        "{start},{exec},{finish},{},{turnaround},{stretch}",
+                        start - r.submit
+                    )?;
+                }
+                _ => writeln!(out, ",,,,,")?,
+            }
+        }
+        out.flush()
+    };
+    write(&mut out).with_context(|| format!("writing {}", path.display()))
+}
+
+/// The simulated schedule as SWF: each workload job with its simulated submit, wait and
+/// run times (rounded to whole seconds), its size as allocated processors, and status 1
+/// (completed), 0 (killed at walltime) or 5 (rejected: wait and run −1). Every other
+/// field is the original's.
+pub(crate) fn write_schedule_swf(
+    path: &Path,
+    workload: &Workload,
+    records: &[JobRecord],
+    notes: &[String],
+) -> anyhow::Result<()> {
+    let mut lines = workload.header.lines().to_vec();
+    lines.extend(notes.iter().map(|n| format!(" Note: {n}")));
+    let swf_records = workload
+        .jobs()
+        .iter()
+        .zip(records)
+        .map(|(job, r)| {
+            let secs = |t: crate::time::Time| t.round_secs();
+            let mut out = SwfRecord {
+                submit: secs(r.submit),
+                alloc_procs: i64::from(r.size),
+                req_time: secs(r.requested),
+                ..job.swf
+            };
+            match (r.start, r.finish) {
+                (Some(start), Some(finish)) => {
+                    out.wait = secs(start) - secs(r.submit);
+                    out.run = secs(finish) - secs(start);
+                    out.status = if r.state == JobState::Killed { 0 } else { 1 };
+                }
+                _ => {
+                    out.wait = -1;
+                    out.run = -1;
+                    out.status = 5;
+                }
+            }
+            out
+        })
+        .collect();
+    let trace = SwfTrace {
+        header: SwfHeader::from_lines(lines),
+        records: swf_records,
+        skipped_lines: 0,
+    };
+    Ok(write_swf_path(&trace, path)?)
+}

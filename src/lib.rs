@@ -1,0 +1,20 @@
+//! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
+//!
+//! Layers, lowest first (a layer never imports a higher one): [`time`], [`swf`],
+//! [`workload`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
+//! (one simulation end to end), and [`cli`] (command-line types → library calls).
+
+pub(crate) mod choice;
+
+pub mod cli;
+pub mod metrics;
+pub mod platform;
+pub mod replay;
+pub mod run;
+pub mod sched;
+pub mod sim;
+pub mod swf;
+pub mod time;
+pub mod workload;
+
+pub use choice::{Choice, UnknownChoice};

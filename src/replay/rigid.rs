@@ -1,0 +1,32 @@
+//! Rigid replay: [`Rigid`].
+
+use crate::sim::{JobIdx, JobState, Submitter};
+use crate::time::Time;
+use crate::workload::Workload;
+
+/// Submits every job at its recorded submit time, whatever the simulated system does.
+#[derive(Debug, Clone)]
+pub struct Rigid {
+    submits: Vec<Time>,
+}
+
+impl Rigid {
+    pub fn new(workload: &Workload) -> Rigid {
+        Rigid {
+            submits: workload.jobs().iter().map(|j| j.submit).collect(),
+        }
+    }
+}
+
+impl Submitter for Rigid {
+    fn initial(&mut self, out: &mut Vec<(JobIdx, Time)>) {
+        out.extend(
+            self.submits
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (i as JobIdx, t)),
+        );
+    }
+
+    fn ended(&mut self, _: JobIdx, _: Time, _: JobState, _: &mut Vec<(JobIdx, Time)>) {}
+}

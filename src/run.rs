@@ -1,0 +1,99 @@
+//! One simulation run, end to end: workload → platform → simulator + scheduler + replay
+//! → records → metrics. [`RunOptions`] holds every choice; [`RunResult`] everything
+//! produced. The campaign runner repeats this for each grid point.
+
+use crate::metrics::SchedulingMetrics;
+use crate::platform::{Platform, PlatformChange, PlatformError};
+use crate::replay::Rigid;
+use crate::sched::{SchedulerKind, Violation, check};
+use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate};
+use crate::workload::Workload;
+use serde::Serialize;
+
+/// Everything that defines a run besides the workload.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RunOptions {
+    /// Node count of the unchanged platform; `None`: the trace header's.
+    pub nodes: Option<i64>,
+    pub change: PlatformChange,
+    pub scheduler: SchedulerKind,
+    pub semantics: Semantics,
+    /// Run the invariant checker on the records.
+    pub check: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            nodes: None,
+            change: PlatformChange::NONE,
+            scheduler: SchedulerKind::default(),
+            semantics: Semantics::default(),
+            check: false,
+        }
+    }
+}
+
+/// What a run produced.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// The unchanged platform (the trace's, or `--nodes`).
+    pub base_platform: Platform,
+    /// The simulated platform.
+    pub platform: Platform,
+    pub jobs: Vec<SimJob>,
+    pub output: SimOutput,
+    pub metrics: SchedulingMetrics,
+    /// `Some` when checking was asked for: every violation found.
+    pub violations: Option<Vec<Violation>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Platform(#[from] PlatformError),
+    #[error("the trace header gives no platform size (MaxProcs or MaxNodes); give the node count")]
+    NoPlatformSize,
+    #[error("simulation failed: {0}")]
+    Sim(#[from] SimError),
+    #[error("the workload has more than {} jobs", JobIdx::MAX)]
+    TooManyJobs,
+}
+
+/// Simulates `workload` under `options` with rigid replay.
+pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunError> {
+    if workload.len() > JobIdx::MAX as usize {
+        return Err(RunError::TooManyJobs);
+    }
+    let nodes = match options.nodes {
+        Some(n) => n,
+        None => i64::from(
+            workload
+                .recorded_platform_size()
+                .ok_or(RunError::NoPlatformSize)?,
+        ),
+    };
+    let base_platform = Platform::new(nodes, 1.0)?;
+    let platform = base_platform.changed(options.change)?;
+    let jobs = prepare(workload, platform, options.semantics);
+    let mut scheduler = options.scheduler.build(jobs.len());
+    let mut replay = Rigid::new(workload);
+    let output = simulate(&jobs, platform.nodes, scheduler.as_mut(), &mut replay)?;
+    let metrics = SchedulingMetrics::of(&output.records, platform.nodes);
+    let violations = options.check.then(|| {
+        check(
+            &output.records,
+            platform.nodes,
+            options.scheduler,
+            options.semantics.walltime,
+        )
+    });
+    Ok(RunResult {
+        base_platform,
+        platform,
+        jobs,
+        output,
+        metrics,
+        violations,
+    })
+}

@@ -1,0 +1,219 @@
+//! The invariant checker over job records: [`check`]. It recomputes everything from the
+//! records alone (except conservative's promises, which only the scheduler can know), so
+//! it is independent of the scheduler code it checks.
+
+use super::SchedulerKind;
+use crate::sim::{JobRecord, JobState, WalltimePolicy};
+use crate::time::Time;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::fmt;
+
+/// One broken invariant, naming the job and the times involved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub job: i64,
+    pub what: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "job {}: {}", self.job, self.what)
+    }
+}
+
+/// Checks the records of one simulation on `nodes` nodes:
+///
+/// - never more nodes busy than the platform has (at equal time, ends before starts);
+/// - no start before submit; rejected exactly when wider than the platform; a job runs
+///   for its run time, or (walltime `kill`) is killed at its requested time;
+/// - `fcfs`: jobs start in submission order (submit time, then job id);
+/// - `easy` with walltime `kill`: each job starts no later than the shadow time computed
+///   from the running jobs' estimates at the moment it became the head of the queue
+///   (when every job ahead of it had started);
+/// - `conservative` with walltime `kill`: no job starts later than its promised start
+///   (its first reservation).
+///
+/// Returns every violation found (empty when all hold).
+pub fn check(
+    records: &[JobRecord],
+    nodes: u32,
+    scheduler: SchedulerKind,
+    walltime: WalltimePolicy,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut bad = |job: i64, what: String| out.push(Violation { job, what });
+
+    for r in records {
+        let wide = r.size > nodes;
+        match (r.state, r.start, r.finish) {
+            (JobState::Rejected, None, None) if wide => {}
+            (JobState::Rejected, ..) => {
+                bad(r.id, "rejected but not wider than the platform".into())
+            }
+            (_, Some(start), Some(finish)) => {
+                if wide {
+                    bad(
+                        r.id,
+                        format!("{} nodes, wider than the platform, but ran", r.size),
+                    );
+                }
+                if start < r.submit {
+                    bad(
+                        r.id,
+                        format!("started at {start} before its submission at {}", r.submit),
+                    );
+                }
+                let ran = finish - start;
+                let killed = walltime == WalltimePolicy::Kill && r.runtime > r.requested;
+                let expected = if killed { r.requested } else { r.runtime };
+                let state = if killed {
+                    JobState::Killed
+                } else {
+                    JobState::Completed
+                };
+                if ran != expected || r.state != state {
+                    bad(
+                        r.id,
+                        format!(
+                            "{} for {ran} s, expected {state} after {expected} s",
+                            r.state
+                        ),
+                    );
+                }
+            }
+            _ => bad(r.id, format!("{} without start and finish", r.state)),
+        }
+    }
+
+    // Capacity: sweep over (time, +/-size), ends before starts at equal time.
+    let mut deltas: Vec<(Time, i64)> = Vec::with_capacity(records.len() * 2);
+    for r in records {
+        if let (Some(s), Some(f)) = (r.start, r.finish) {
+            deltas.push((s, i64::from(r.size)));
+            deltas.push((f, -i64::from(r.size)));
+        }
+    }
+    deltas.sort_unstable();
+    let mut busy = 0i64;
+    for (t, d) in deltas {
+        busy += d;
+        if busy > i64::from(nodes) {
+            bad(
+                -1,
+                format!("{busy} nodes busy at {t} s on a {nodes}-node platform"),
+            );
+            break;
+        }
+    }
+
+    let mut order: Vec<&JobRecord> = records.iter().filter(|r| r.start.is_some()).collect();
+    order.sort_by_key(|r| (r.submit, r.id));
+    let kill = walltime == WalltimePolicy::Kill;
+    match scheduler {
+        SchedulerKind::Fcfs => {
+            for pair in order.windows(2) {
+                if pair[1].start < pair[0].start {
+                    bad(
+                        pair[1].id,
+                        format!(
+                            "started at {} before job {} (submitted earlier) at {}",
+                            pair[1].start.unwrap_or_default(),
+                            pair[0].id,
+                            pair[0].start.unwrap_or_default()
+                        ),
+                    );
+                }
+            }
+        }
+        SchedulerKind::Easy if kill => {
+            for (job, shadow) in easy_head_violations(&order, nodes) {
+                bad(
+                    job.id,
+                    format!(
+                        "started at {} after its shadow time {shadow} s as head of the queue",
+                        job.start.unwrap_or_default()
+                    ),
+                );
+            }
+        }
+        SchedulerKind::Conservative if kill => {
+            for r in &order {
+                match r.promised_start {
+                    None => bad(r.id, "ran without a reservation".into()),
+                    Some(p) if r.start.is_some_and(|s| s > p) => bad(
+                        r.id,
+                        format!(
+                            "started at {} after its first reservation {p} s",
+                            r.start.unwrap_or_default()
+                        ),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Jobs that started later than their shadow time as head, with that shadow time.
+/// `order` is the started jobs in queue order.
+fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a JobRecord, Time)> {
+    let mut by_start: Vec<&JobRecord> = order.to_vec();
+    by_start.sort_by_key(|r| r.start);
+    let mut next_start = 0;
+    // Running at the sweep time: estimated ends → sizes, and actual finishes to expire.
+    // Keys carry the position in `by_start`, unique even where job ids repeat.
+    let mut by_estimate: BTreeMap<(Time, usize), u32> = BTreeMap::new();
+    let mut finishes: BinaryHeap<Reverse<(Time, Time, usize)>> = BinaryHeap::new();
+    let mut busy: u32 = 0;
+    let mut all_before_started = Time::from_millis(i64::MIN);
+    let mut out = Vec::new();
+    for r in order {
+        let (Some(start), Some(_)) = (r.start, r.finish) else {
+            continue;
+        };
+        let became_head = r.submit.max(all_before_started);
+        all_before_started = all_before_started.max(start);
+        if start == became_head {
+            continue;
+        }
+        // Jobs running just after the instant `became_head`: started at or before it,
+        // finishing after it.
+        while let Some(s) = by_start
+            .get(next_start)
+            .filter(|s| s.start <= Some(became_head))
+        {
+            let (Some(st), Some(fin)) = (s.start, s.finish) else {
+                unreachable!()
+            };
+            by_estimate.insert((st + s.requested, next_start), s.size);
+            finishes.push(Reverse((fin, st + s.requested, next_start)));
+            busy += s.size;
+            next_start += 1;
+        }
+        while let Some(&Reverse((fin, est, k))) = finishes.peek() {
+            if fin > became_head {
+                break;
+            }
+            finishes.pop();
+            if let Some(size) = by_estimate.remove(&(est, k)) {
+                busy -= size;
+            }
+        }
+        let mut avail = nodes.saturating_sub(busy);
+        let mut shadow = became_head;
+        for (&(est, _), &size) in &by_estimate {
+            if avail >= r.size {
+                break;
+            }
+            avail += size;
+            shadow = est;
+        }
+        if start > shadow {
+            out.push((*r, shadow));
+        }
+    }
+    out
+}

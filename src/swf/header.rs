@@ -1,0 +1,133 @@
+//! SWF header comments: [`SwfHeader`].
+
+/// The comment lines of an SWF file, kept verbatim (the text after `;`) and in order,
+/// with typed access to the standard keys (`Version`, `Computer`, `MaxJobs`,
+/// `MaxRecords`, `MaxNodes`, `MaxProcs`, `UnixStartTime`, `TimeZoneString`, `Note`).
+///
+/// Values may carry free text: `MaxNodes: 338 (batch partition; 512 total)`. The numeric
+/// accessors read the leading integer and ignore the rest.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SwfHeader {
+    lines: Vec<String>,
+}
+
+impl SwfHeader {
+    pub fn from_lines(lines: Vec<String>) -> SwfHeader {
+        SwfHeader { lines }
+    }
+
+    /// Every comment line, without its leading `;`.
+    pub fn lines(&self) -> &[String] {
+        &self.lines
+    }
+
+    pub(crate) fn push_line(&mut self, line: String) {
+        self.lines.push(line);
+    }
+
+    /// All `Key: value` pairs in file order (a key may repeat, as `Note` does).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.lines.iter().filter_map(|l| split_key(l))
+    }
+
+    /// The value of the first line with this key (case-sensitive, as SWF defines it).
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Every value of a repeated key, e.g. all `Note` lines.
+    pub fn get_all<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.entries()
+            .filter(move |(k, _)| *k == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The leading integer of a key's value (`"338 (batch partition; 512 total)"` → 338).
+    pub fn get_int(&self, key: &str) -> Option<i64> {
+        leading_int(self.get(key)?)
+    }
+
+    pub fn version(&self) -> Option<&str> {
+        self.get("Version")
+    }
+    pub fn computer(&self) -> Option<&str> {
+        self.get("Computer")
+    }
+    pub fn max_jobs(&self) -> Option<i64> {
+        self.get_int("MaxJobs")
+    }
+    pub fn max_records(&self) -> Option<i64> {
+        self.get_int("MaxRecords")
+    }
+    pub fn max_nodes(&self) -> Option<i64> {
+        self.get_int("MaxNodes")
+    }
+    pub fn max_procs(&self) -> Option<i64> {
+        self.get_int("MaxProcs")
+    }
+    pub fn unix_start_time(&self) -> Option<i64> {
+        self.get_int("UnixStartTime")
+    }
+    pub fn time_zone_string(&self) -> Option<&str> {
+        self.get("TimeZoneString")
+    }
+    pub fn notes(&self) -> impl Iterator<Item = &str> {
+        self.get_all("Note")
+    }
+}
+
+/// `" MaxNodes: 338 (x)"` → `("MaxNodes", "338 (x)")`. A key is one word of letters.
+fn split_key(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim_start();
+    let colon = line.find(':')?;
+    let key = &line[..colon];
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some((key, line[colon + 1..].trim()))
+}
+
+fn leading_int(value: &str) -> Option<i64> {
+    let v = value.trim_start();
+    let end = v
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(v.len(), |(i, _)| i);
+    v[..end].parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(lines: &[&str]) -> SwfHeader {
+        SwfHeader::from_lines(lines.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn free_text_after_numbers_is_ignored() {
+        let h = header(&[
+            " MaxNodes: 338 (batch partition; 512 total)",
+            " MaxProcs: 1664 (72, 1368, 224)",
+            " Version: 2.2",
+        ]);
+        assert_eq!(h.max_nodes(), Some(338));
+        assert_eq!(h.max_procs(), Some(1664));
+        assert_eq!(h.version(), Some("2.2"));
+        assert_eq!(h.get("MaxNodes"), Some("338 (batch partition; 512 total)"));
+    }
+
+    #[test]
+    fn notes_repeat_and_continuations_are_not_keys() {
+        let h = header(&[
+            " Note: first",
+            "\tsee: http://example.org/x",
+            " Note: second",
+            " StartTime: Mon Sep 23 14:00:31 CEST 1996",
+        ]);
+        assert_eq!(h.notes().collect::<Vec<_>>(), ["first", "second"]);
+        assert_eq!(h.get("see"), Some("http://example.org/x"));
+        assert_eq!(h.get("StartTime"), Some("Mon Sep 23 14:00:31 CEST 1996"));
+        assert_eq!(h.max_procs(), None);
+    }
+}

@@ -1,0 +1,60 @@
+//! The Standard Workload Format of the Parallel Workloads Archive: [`SwfTrace`] is a
+//! header ([`SwfHeader`]) plus one [`SwfRecord`] per job line.
+//!
+//! Reading accepts plain `.swf` and gzip (`.swf.gz`, multi-member), counts the job lines
+//! itself (the `MaxRecords` header value is stale in several archive files) and reports
+//! malformed lines with file, line number and field. Writing produces SWF that reads back
+//! to the same header and records.
+
+mod header;
+mod parse;
+mod record;
+mod write;
+
+pub use header::SwfHeader;
+pub use parse::{ParseOptions, parse_bytes, read_path};
+pub use record::{FIELD_NAMES, SwfRecord};
+pub use write::{write_swf, write_swf_path};
+
+use std::path::PathBuf;
+
+/// A whole SWF file: its header comments and its job records, in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwfTrace {
+    pub header: SwfHeader,
+    pub records: Vec<SwfRecord>,
+    /// Malformed job lines skipped under [`ParseOptions::lenient`] (always 0 otherwise).
+    pub skipped_lines: usize,
+}
+
+/// What can go wrong reading or writing SWF.
+#[derive(Debug, thiserror::Error)]
+pub enum SwfError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{path}:{line}: expected 18 whitespace-separated fields, found {found} \
+         (use --lenient to skip malformed lines)"
+    )]
+    FieldCount {
+        path: PathBuf,
+        line: usize,
+        found: usize,
+    },
+    #[error(
+        "{path}:{line}: field {field} ({name}) is not {expected}: {value:?} \
+         (use --lenient to skip malformed lines)"
+    )]
+    Field {
+        path: PathBuf,
+        line: usize,
+        field: usize,
+        name: &'static str,
+        expected: &'static str,
+        value: String,
+    },
+}

@@ -1,0 +1,78 @@
+//! Workloads: a [`Workload`] is a list of [`Job`]s sorted by submit time, built from an
+//! SWF trace by explicit, recorded [`CleaningPolicy`] choices.
+//!
+//! Also here: finding a trace by archive name ([`TraceLocator`]).
+
+mod catalog;
+mod clean;
+
+pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
+pub use clean::{
+    CleaningPolicy, CleaningReport, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter,
+};
+
+use crate::swf::{SwfHeader, SwfRecord};
+use crate::time::Time;
+
+/// One job as the simulator sees it, with the SWF line it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// SWF job number.
+    pub id: i64,
+    pub user: i64,
+    pub submit: Time,
+    /// Recorded run time on the original platform (≥ 0 after cleaning).
+    pub runtime: Time,
+    /// Processors (or nodes) used; ≥ 1 after cleaning.
+    pub size: u32,
+    /// The user's estimate; ≥ 0 after cleaning (−1 in SWF is replaced by the policy).
+    pub requested_time: Time,
+    /// SWF status (1 completed, 0 failed, 5 cancelled, −1 unknown).
+    pub status: i64,
+    /// Recorded wait time, `None` where the trace has none (−1).
+    pub recorded_wait: Option<Time>,
+    /// The original SWF line, every other field kept.
+    pub swf: SwfRecord,
+}
+
+/// Jobs sorted by (submit time, job id), with the header of the trace they came from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Workload {
+    jobs: Vec<Job>,
+    pub header: SwfHeader,
+}
+
+impl Workload {
+    /// Sorts the jobs by (submit, id); the resulting order is the workload's identity.
+    pub fn new(mut jobs: Vec<Job>, header: SwfHeader) -> Workload {
+        jobs.sort_by_key(|j| (j.submit, j.id));
+        Workload { jobs, header }
+    }
+
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Number of distinct user ids.
+    pub fn user_count(&self) -> usize {
+        let mut users: Vec<i64> = self.jobs.iter().map(|j| j.user).collect();
+        users.sort_unstable();
+        users.dedup();
+        users.len()
+    }
+
+    /// The platform size the trace was recorded on: `MaxProcs` from the header, or
+    /// `MaxNodes` where the header has no `MaxProcs` (jobs then count nodes).
+    pub fn recorded_platform_size(&self) -> Option<u32> {
+        let n = self.header.max_procs().or(self.header.max_nodes())?;
+        u32::try_from(n).ok().filter(|&n| n > 0)
+    }
+}

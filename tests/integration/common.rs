@@ -1,0 +1,67 @@
+//! Shared helpers: where the real traces are, and running the binary.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// The 8 archive traces of `../shared/traces`, with their job and user counts from
+/// MANIFEST.tsv (`jobs` counts job lines; `users` distinct user ids).
+pub const TRACES: [(&str, usize, usize); 8] = [
+    ("CEA-Curie-2011-2.1-cln", 312_826, 582),
+    ("CTC-SP2-1996-3.1-cln", 77_222, 679),
+    ("HPC2N-2002-2.2-cln", 202_871, 257),
+    ("KTH-SP2-1996-2.1-cln", 28_476, 214),
+    ("LANL-CM5-1994-4.1-cln", 122_060, 213),
+    ("SDSC-BLUE-2000-4.2-cln", 243_306, 468),
+    ("SDSC-DS-2004-2.1-cln", 96_069, 460),
+    ("SDSC-SP2-1998-4.2-cln", 59_715, 437),
+];
+
+/// The directory holding the real traces: `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`
+/// beside the project. Panics, saying where it looked, if the traces are in neither:
+/// a test that needs a real trace never passes or skips silently without one.
+pub fn trace_dir() -> PathBuf {
+    let mut tried = Vec::new();
+    if let Some(dir) = std::env::var_os("CAMPAIGN_TRACE_DIR") {
+        let dir = PathBuf::from(dir);
+        if dir.join("MANIFEST.tsv").is_file() {
+            return dir;
+        }
+        tried.push(format!("{} ($CAMPAIGN_TRACE_DIR)", dir.display()));
+    }
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if shared.join("MANIFEST.tsv").is_file() {
+        return shared;
+    }
+    tried.push(format!("{} (beside the project)", shared.display()));
+    panic!(
+        "the real traces (a directory with MANIFEST.tsv and the archive .swf.gz files) \
+         were not found; looked in: {}",
+        tried.join(", ")
+    );
+}
+
+/// The path of one real trace; panics naming it if it is missing.
+pub fn trace_path(name: &str) -> PathBuf {
+    let path = trace_dir().join(format!("{name}.swf.gz"));
+    assert!(
+        path.is_file(),
+        "trace {name} not found at {}",
+        path.display()
+    );
+    path
+}
+
+/// The `campaign` binary with `CAMPAIGN_TRACE_DIR` pointing at the real traces.
+pub fn campaign() -> Command {
+    let mut cmd = Command::cargo_bin("campaign").expect("the campaign binary is built");
+    cmd.env("CAMPAIGN_TRACE_DIR", trace_dir());
+    cmd
+}
+
+/// A fixture file of `tests/fixtures`.
+#[allow(dead_code)]
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}

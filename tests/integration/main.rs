@@ -1,0 +1,6 @@
+//! The one integration-test binary: drives the real `campaign` binary (assert_cmd) and
+//! the library on real archive traces and tiny hand-checked fixtures.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+mod traces;
