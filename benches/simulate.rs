@@ -20,7 +20,11 @@ fn trace_path(name: &str) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/traces"));
     let path = dir.join(format!("{name}.swf.gz"));
-    assert!(path.is_file(), "benchmark trace not found at {}", path.display());
+    assert!(
+        path.is_file(),
+        "benchmark trace not found at {}",
+        path.display()
+    );
     path
 }
 

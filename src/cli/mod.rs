@@ -11,7 +11,6 @@ use crate::workload::{
     CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV,
     TraceLocator,
 };
-use anyhow::Context as _;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -98,8 +97,7 @@ impl TraceSource {
         let options = ParseOptions {
             lenient: self.lenient,
         };
-        let trace = read_path(&path, options)
-            .with_context(|| format!("reading trace {}", path.display()))?;
+        let trace = read_path(&path, options)?;
         if trace.skipped_lines > 0 {
             eprintln!(
                 "warning: skipped {} malformed lines of {} (--lenient)",

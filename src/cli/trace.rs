@@ -3,6 +3,7 @@
 use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource};
 use crate::metrics::recorded_metrics;
+use crate::platform::Platform;
 use crate::workload::trace_name;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
@@ -21,8 +22,8 @@ pub(crate) struct InfoArgs {
     #[command(flatten)]
     cleaning: CleaningArgs,
     /// Platform size for the metrics [default: from the header].
-    #[arg(long)]
-    nodes: Option<u32>,
+    #[arg(long, allow_hyphen_values = true)]
+    nodes: Option<i64>,
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -39,9 +40,12 @@ impl InfoArgs {
     fn run(&self) -> anyhow::Result<u8> {
         let (path, trace) = self.source.load()?;
         let (workload, cleaning) = self.cleaning.to_policy().apply(&trace);
-        let nodes = self.nodes.or(workload.recorded_platform_size()).context(
-            "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes",
-        )?;
+        let nodes = match self.nodes {
+            Some(n) => Platform::new(n, 1.0)?.nodes,
+            None => workload.recorded_platform_size().context(
+                "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes",
+            )?,
+        };
         let (metrics, missing_wait) = recorded_metrics(&workload, nodes);
         let h = &trace.header;
         let first = workload.jobs().first().map(|j| j.submit);

@@ -14,22 +14,26 @@ use std::collections::{BTreeSet, BinaryHeap};
 /// which by construction delays no reservation.
 ///
 /// When a job ends before its estimate, the schedule is *compressed*: in arrival order,
-/// each waiting job's reservation is removed and the job placed again at its earliest
-/// slot. Its old slot is still free at that point, so no reservation ever moves later
-/// and no job starts later than its first reservation (recorded as its promised start).
-/// A job is skipped cheaply when fewer nodes than it needs are free at every instant
-/// before its reservation (it could not move).
+/// each waiting job moves to its earliest slot if that is earlier than its reservation
+/// (the search counts the job's own slot as free and stops at its reservation, so jobs
+/// that cannot move cost no profile update). A slot never moves later, so no job starts
+/// later than its first reservation (recorded as its promised start).
 ///
 /// A job without walltime kill that outruns its estimate is expected to need another
-/// whole estimate; the profile then changes under existing reservations, so every
-/// waiting job is placed again in arrival order (the no-delay guarantee cannot hold
-/// then, and the checker does not claim it).
+/// whole estimate (see `expected_end`). Its nodes stay busy until then: where the
+/// extension finds too few nodes free, waiting jobs give up their slots there, the
+/// latest-arrived first, until it fits; the displaced jobs are then placed again in
+/// arrival order. They can be delayed: the no-delay guarantee holds only with walltime
+/// kill, and the checker claims it only then.
 #[derive(Debug)]
 pub struct Conservative {
     profile: Option<Profile>,
     /// Waiting jobs in arrival order; entries of started jobs are dropped lazily.
     queue: Vec<JobIdx>,
     arrivals: Vec<JobIdx>,
+    /// Arrival rank of each job (the queue's order).
+    arrival: Vec<u64>,
+    arrivals_seen: u64,
     waiting: Vec<bool>,
     stale_in_queue: usize,
     reservation: Vec<Time>,
@@ -50,6 +54,8 @@ impl Conservative {
             profile: None,
             queue: Vec::new(),
             arrivals: Vec::new(),
+            arrival: vec![0; jobs],
+            arrivals_seen: 0,
             waiting: vec![false; jobs],
             stale_in_queue: 0,
             reservation: vec![Time::ZERO; jobs],
@@ -94,7 +100,8 @@ impl Scheduler for Conservative {
             .get_or_insert_with(|| Profile::new(ctx.total_nodes));
         profile.advance(now);
 
-        // Running jobs that outran their estimate: extend, then re-place everyone.
+        // Running jobs that outran their estimate: extend them, displacing reservations
+        // where the extension needs their nodes; displaced jobs are placed again.
         let mut extended = Vec::new();
         while let Some(&Reverse((end, job))) = self.unbounded.peek() {
             let i = job as usize;
@@ -106,48 +113,58 @@ impl Scheduler for Conservative {
                 break;
             }
             self.unbounded.pop();
-            extended.push(job);
+            let new_end = expected_end(self.start[i], slot(jobs[i].estimate), now);
+            extended.push((job, new_end));
         }
-        if !extended.is_empty() {
-            for &job in &self.queue {
-                let i = job as usize;
-                if self.waiting[i] {
-                    let r = self.reservation[i];
-                    profile.release(r, r + slot(jobs[i].estimate), jobs[i].size);
-                }
+        let mut displaced: Vec<JobIdx> = Vec::new();
+        for (job, new_end) in extended {
+            let i = job as usize;
+            let size = jobs[i].size;
+            // Free the nodes the extension needs: while some instant of it is short,
+            // give up the slot of the latest-arrived waiting job holding nodes then.
+            while let Some((a, b)) = profile.first_short(now, new_end, size) {
+                let arrival = &self.arrival;
+                let victim = self
+                    .by_start
+                    .range(..(b, 0))
+                    .filter(|&&(r, j)| r + slot(jobs[j as usize].estimate) > a)
+                    .max_by_key(|&&(_, j)| arrival[j as usize])
+                    .copied();
+                // A victim always exists: the running jobs alone fit on the platform.
+                let Some((r, v)) = victim else { break };
+                let vi = v as usize;
+                profile.release(r, r + slot(jobs[vi].estimate), jobs[vi].size);
+                self.by_start.remove(&(r, v));
+                displaced.push(v);
             }
-            for job in extended {
-                let i = job as usize;
-                let new_end = expected_end(self.start[i], slot(jobs[i].estimate), now);
-                profile.reserve(now, new_end, jobs[i].size);
-                self.end[i] = new_end;
-                self.unbounded.push(Reverse((new_end, job)));
-            }
-            for &job in &self.queue {
-                let i = job as usize;
-                if self.waiting[i] {
-                    let d = slot(jobs[i].estimate);
-                    let r = profile.earliest(now, jobs[i].size, d);
-                    profile.reserve(r, r + d, jobs[i].size);
-                    self.by_start.remove(&(self.reservation[i], job));
-                    self.by_start.insert((r, job));
-                    self.reservation[i] = r;
-                }
-            }
-            self.ended_early = false;
-        } else if self.ended_early {
+            profile.reserve(now, new_end, size);
+            self.end[i] = new_end;
+            self.unbounded.push(Reverse((new_end, job)));
+        }
+        displaced.sort_unstable_by_key(|&j| self.arrival[j as usize]);
+        for job in displaced {
+            let i = job as usize;
+            let d = slot(jobs[i].estimate);
+            let r = profile.earliest(now, jobs[i].size, d);
+            profile.reserve(r, r + d, jobs[i].size);
+            self.by_start.insert((r, job));
+            self.reservation[i] = r;
+        }
+
+        // Compression after early ends: each waiting job, in arrival order, moves to
+        // its earliest slot if that is earlier than its reservation.
+        if self.ended_early {
             self.ended_early = false;
             for &job in &self.queue {
                 let i = job as usize;
                 let r = self.reservation[i];
-                if !self.waiting[i] || r <= now || profile.max_free_before(r) < jobs[i].size {
+                if !self.waiting[i] || r <= now {
                     continue;
                 }
-                let d = slot(jobs[i].estimate);
-                profile.release(r, r + d, jobs[i].size);
-                let new = profile.earliest(now, jobs[i].size, d);
-                profile.reserve(new, new + d, jobs[i].size);
-                if new != r {
+                let (size, d) = (jobs[i].size, slot(jobs[i].estimate));
+                if let Some(new) = profile.earliest_before(now, size, d, r) {
+                    profile.release(r, r + d, size);
+                    profile.reserve(new, new + d, size);
                     self.by_start.remove(&(r, job));
                     self.by_start.insert((new, job));
                     self.reservation[i] = new;
@@ -164,6 +181,8 @@ impl Scheduler for Conservative {
             self.promised[i] = Some(r);
             self.by_start.insert((r, job));
             self.waiting[i] = true;
+            self.arrival[i] = self.arrivals_seen;
+            self.arrivals_seen += 1;
             self.queue.push(job);
         }
 

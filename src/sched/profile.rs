@@ -2,20 +2,24 @@
 
 use crate::time::Time;
 
+/// Steps per block of cached maxima.
+const BLOCK: usize = 64;
+
 /// Free nodes over future time, as a step function: `steps[i] = (t, free)` means `free`
 /// nodes are free from `t` until the next step's time (the last step lasts forever and
 /// has every node free). Steps before `now` are dropped lazily. Adjacent steps never
 /// carry the same count.
+///
+/// Searches skip blocked stretches (fewer nodes free than needed) a block of 64 steps at
+/// a time, using each block's maximum. A change at step `i` invalidates the cached
+/// maxima from `i`'s block on; they are recomputed lazily when a search reaches them.
 #[derive(Debug, Clone)]
 pub(crate) struct Profile {
     steps: Vec<(Time, u32)>,
-    /// The time of the last [`Profile::advance`], and the step in force then.
-    now: Time,
-    base: usize,
-    /// `prefix_max[i]` = max free over `steps[base..=i]`, valid for `base <= i <
-    /// valid_prefix`.
-    prefix_max: Vec<u32>,
-    valid_prefix: usize,
+    /// `block_max[b]` = max free over `steps[b * BLOCK..(b + 1) * BLOCK]`, valid for
+    /// `b < clean_blocks`.
+    block_max: Vec<u32>,
+    clean_blocks: usize,
     total: u32,
 }
 
@@ -23,25 +27,20 @@ impl Profile {
     pub(crate) fn new(total: u32) -> Profile {
         Profile {
             steps: vec![(Time::from_millis(i64::MIN), total)],
-            now: Time::from_millis(i64::MIN),
-            base: 0,
-            prefix_max: Vec::new(),
-            valid_prefix: 0,
+            block_max: Vec::new(),
+            clean_blocks: 0,
             total,
         }
     }
 
     /// Forgets the past: afterwards the first step is the one in force at `now`.
     pub(crate) fn advance(&mut self, now: Time) {
-        let mut current = self.index_at(now);
+        let current = self.index_at(now);
         // Amortised: drop the stale prefix only once it is a large share.
         if current > 32 && current * 2 > self.steps.len() {
             self.steps.drain(..current);
-            current = 0;
+            self.clean_blocks = 0;
         }
-        self.now = now;
-        self.base = current;
-        self.valid_prefix = current;
     }
 
     /// Index of the step in force at `t`.
@@ -49,55 +48,145 @@ impl Profile {
         self.steps.partition_point(|&(s, _)| s <= t) - 1
     }
 
+    /// The time of step `i`, or [`Time::FAR`] past the last.
+    fn time_of(&self, i: usize) -> Time {
+        self.steps.get(i).map_or(Time::FAR, |&(t, _)| t)
+    }
+
+    /// Marks the cached maxima from step `i`'s block on as stale.
+    fn touch(&mut self, i: usize) {
+        self.clean_blocks = self.clean_blocks.min(i / BLOCK);
+    }
+
+    /// The first step at or after `i` with at least `size` nodes free (`steps.len()` if
+    /// none, which cannot happen for `size <= total`: the last step has every node free).
+    fn next_fitting(&mut self, mut i: usize, size: u32) -> usize {
+        let n = self.steps.len();
+        let block_end = (i / BLOCK + 1) * BLOCK;
+        while i < n.min(block_end) {
+            if self.steps[i].1 >= size {
+                return i;
+            }
+            i += 1;
+        }
+        let blocks = n.div_ceil(BLOCK);
+        if self.block_max.len() < blocks {
+            self.block_max.resize(blocks, 0);
+        }
+        let mut b = i / BLOCK;
+        while b < blocks {
+            while self.clean_blocks <= b {
+                let c = self.clean_blocks;
+                let block = &self.steps[c * BLOCK..n.min((c + 1) * BLOCK)];
+                self.block_max[c] = block.iter().map(|&(_, f)| f).max().unwrap_or(0);
+                self.clean_blocks += 1;
+            }
+            if self.block_max[b] >= size {
+                let end = n.min((b + 1) * BLOCK);
+                return (b * BLOCK..end)
+                    .find(|&j| self.steps[j].1 >= size)
+                    .unwrap_or(end);
+            }
+            b += 1;
+        }
+        n
+    }
+
     /// The earliest start ≥ `now` at which `size` nodes are free for `duration`.
-    pub(crate) fn earliest(&self, now: Time, size: u32, duration: Time) -> Time {
+    pub(crate) fn earliest(&mut self, now: Time, size: u32, duration: Time) -> Time {
         debug_assert!(size <= self.total);
         let mut i = self.index_at(now);
         let mut candidate = now;
         loop {
-            let (_, free) = self.steps[i];
-            let next = self.steps.get(i + 1).map(|&(t, _)| t);
-            if free < size {
-                // Blocked; the next step starts a new candidate (the last step has every
-                // node free, so this always ends).
-                candidate = next.unwrap_or(Time::FAR);
-                i += 1;
+            if self.steps[i].1 < size {
+                i = self.next_fitting(i + 1, size);
+                candidate = self.time_of(i);
                 if i == self.steps.len() {
                     return candidate;
                 }
                 continue;
             }
-            match next {
-                Some(t) if t < candidate + duration => i += 1,
-                _ => return candidate,
+            let next = self.time_of(i + 1);
+            if next < candidate + duration {
+                i += 1;
+            } else {
+                return candidate;
             }
         }
     }
 
-    /// The most nodes free at any instant from the last [`Profile::advance`] time up to
-    /// (not including) `until`; 0 for an empty window. Cached prefix maxima make repeated
-    /// queries cheap while the profile does not change.
-    pub(crate) fn max_free_before(&mut self, until: Time) -> u32 {
-        if until <= self.now {
-            return 0;
+    /// For a job holding the slot `[own, own + duration)`: the earliest start before
+    /// `own` at which it could run instead, counting its own slot as free; `None` if
+    /// there is none. Equals [`Profile::earliest`] after releasing the slot whenever that
+    /// is earlier than `own`, but changes nothing and stops at `own`.
+    pub(crate) fn earliest_before(
+        &mut self,
+        now: Time,
+        size: u32,
+        duration: Time,
+        own: Time,
+    ) -> Option<Time> {
+        let own_end = own + duration;
+        let mut candidate = now;
+        let mut i = self.index_at(now);
+        // Segments [from, to) of constant free count: the steps, cut at `own` and
+        // `own_end` so that the job's own nodes are added back inside its slot. Inside
+        // the slot a segment always fits; before it, a blocked step moves the candidate
+        // to the next step that fits.
+        let mut from = now;
+        loop {
+            if candidate >= own {
+                return None;
+            }
+            let step_end = self.time_of(i + 1);
+            if self.steps[i].1 < size && from < own {
+                i = self.next_fitting(i + 1, size);
+                candidate = self.time_of(i);
+                from = candidate;
+                if i == self.steps.len() {
+                    return None;
+                }
+                continue;
+            }
+            let cut = if from < own {
+                own
+            } else if from < own_end {
+                own_end
+            } else {
+                Time::FAR
+            };
+            let to = step_end.min(cut);
+            let mut free = self.steps[i].1;
+            if from >= own && from < own_end {
+                free += size;
+            }
+            if free < size {
+                // Only after the slot: the window cannot start before `own` any more.
+                return None;
+            }
+            if to >= candidate + duration {
+                return Some(candidate);
+            }
+            from = to;
+            if to == step_end {
+                i += 1;
+                if i == self.steps.len() {
+                    return None;
+                }
+            }
         }
-        let to = self.index_at(until - Time::MILLI).max(self.base);
-        if self.prefix_max.len() < self.steps.len() {
-            self.prefix_max.resize(self.steps.len(), 0);
-        }
-        let mut i = self.valid_prefix.max(self.base);
-        let mut running = if i == self.base {
-            0
-        } else {
-            self.prefix_max[i - 1]
-        };
-        while i <= to {
-            running = running.max(self.steps[i].1);
-            self.prefix_max[i] = running;
+    }
+
+    /// The first stretch `[a, b)` within `[from, to)` with fewer than `size` nodes free.
+    pub(crate) fn first_short(&self, from: Time, to: Time, size: u32) -> Option<(Time, Time)> {
+        let mut i = self.index_at(from);
+        while i < self.steps.len() && self.steps[i].0 < to {
+            if self.steps[i].1 < size {
+                return Some((self.steps[i].0.max(from), self.time_of(i + 1).min(to)));
+            }
             i += 1;
         }
-        self.valid_prefix = self.valid_prefix.max(to + 1);
-        self.prefix_max[to]
+        None
     }
 
     /// Takes `size` nodes over `[from, to)`; they must be free.
@@ -121,13 +210,13 @@ impl Profile {
                 step.1 += size;
             } else {
                 debug_assert!(step.1 >= size, "reserving busy nodes");
-                step.1 -= size;
+                step.1 = step.1.saturating_sub(size);
             }
         }
+        self.touch(a);
         // Merge equal neighbours at the two boundaries (b first: indices shift).
         self.merge_at(b);
         self.merge_at(a);
-        self.valid_prefix = self.valid_prefix.min(a.saturating_sub(1)).max(self.base);
     }
 
     /// Makes sure a step starts exactly at `t`; returns its index.
@@ -138,20 +227,14 @@ impl Profile {
         }
         let free = self.steps[i].1;
         self.steps.insert(i + 1, (t, free));
-        if i < self.base {
-            self.base += 1;
-        }
-        self.valid_prefix = self.valid_prefix.min(i + 1).max(self.base);
+        self.touch(i + 1);
         i + 1
     }
 
     fn merge_at(&mut self, i: usize) {
         if i > 0 && i < self.steps.len() && self.steps[i].1 == self.steps[i - 1].1 {
             self.steps.remove(i);
-            if i <= self.base {
-                self.base -= 1;
-            }
-            self.valid_prefix = self.valid_prefix.min(i).max(self.base);
+            self.touch(i);
         }
     }
 
@@ -196,18 +279,19 @@ mod tests {
     }
 
     #[test]
-    fn max_free_before_sees_only_the_window() {
+    fn earliest_before_counts_own_slot_and_stops_there() {
         let mut p = Profile::new(10);
-        p.reserve(t(0), t(10), 8);
-        p.reserve(t(10), t(20), 5);
-        p.advance(t(0));
-        assert_eq!(p.max_free_before(t(0)), 0);
-        assert_eq!(p.max_free_before(t(10)), 2);
-        assert_eq!(p.max_free_before(t(11)), 5);
-        assert_eq!(p.max_free_before(t(25)), 10);
+        p.reserve(t(0), t(10), 8); // 2 free on [0, 10)
+        p.reserve(t(10), t(20), 4); // a job of 4 holding [10, 20)
+        // It could slide to 5 using 2 free nodes on [5, 10)? No: it needs 4 there.
+        assert_eq!(p.earliest_before(t(0), 4, t(10), t(10)), None);
         p.release(t(0), t(10), 8);
-        assert_eq!(p.max_free_before(t(10)), 10);
-        p.advance(t(12));
-        assert_eq!(p.max_free_before(t(15)), 5);
+        p.reserve(t(0), t(5), 8); // now all 10 free on [5, 10)
+        // Slides to 5, overlapping its own slot [10, 15).
+        assert_eq!(p.earliest_before(t(0), 4, t(10), t(10)), Some(t(5)));
+        p.release(t(10), t(20), 4);
+        assert_eq!(p.earliest(t(0), 4, t(10)), t(5));
+        // Never at or after its own start.
+        assert_eq!(p.earliest_before(t(5), 4, t(10), t(5)), None);
     }
 }

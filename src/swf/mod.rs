@@ -18,6 +18,9 @@ pub use write::{write_swf, write_swf_path};
 
 use std::path::PathBuf;
 
+// Errors name their location in the message; a cause is a `source`, which the command
+// line prints after it (never both, or it would be printed twice).
+
 /// A whole SWF file: its header comments and its job records, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SwfTrace {
@@ -30,8 +33,14 @@ pub struct SwfTrace {
 /// What can go wrong reading or writing SWF.
 #[derive(Debug, thiserror::Error)]
 pub enum SwfError {
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}")]
+    Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,

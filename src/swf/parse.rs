@@ -171,6 +171,7 @@ fn bad(field: usize, expected: &'static str, value: &[u8]) -> LineProblem {
 }
 
 /// A decimal integer with optional sign; `None` on anything else or on overflow.
+/// Accumulates towards the sign so that `i64::MIN` parses.
 fn parse_int(bytes: &[u8]) -> Option<i64> {
     let (negative, digits) = match bytes.first()? {
         b'-' => (true, &bytes[1..]),
@@ -186,9 +187,15 @@ fn parse_int(bytes: &[u8]) -> Option<i64> {
         if d > 9 {
             return None;
         }
-        value = value.checked_mul(10)?.checked_add(i64::from(d))?;
+        let d = i64::from(d);
+        value = value.checked_mul(10)?;
+        value = if negative {
+            value.checked_sub(d)?
+        } else {
+            value.checked_add(d)?
+        };
     }
-    Some(if negative { -value } else { value })
+    Some(value)
 }
 
 /// A finite decimal number (integers take the fast path).
@@ -279,6 +286,8 @@ mod tests {
     fn integers_reject_overflow_and_junk() {
         assert_eq!(parse_int(b"-17"), Some(-17));
         assert_eq!(parse_int(b"99999999999999999999"), None);
+        assert_eq!(parse_int(b"-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(parse_int(b"9223372036854775808"), None);
         assert_eq!(parse_int(b"-"), None);
         assert_eq!(parse_int(b"1.0"), None);
         assert_eq!(parse_float(b"1.5e3"), Some(1500.0));

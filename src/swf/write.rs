@@ -20,7 +20,7 @@ pub fn write_swf<W: Write>(trace: &SwfTrace, out: W) -> io::Result<()> {
 
 /// [`write_swf`] to a file, with the path in the error.
 pub fn write_swf_path(trace: &SwfTrace, path: &Path) -> Result<(), SwfError> {
-    let io = |source| SwfError::Io {
+    let io = |source| SwfError::Write {
         path: path.to_path_buf(),
         source,
     };

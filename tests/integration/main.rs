@@ -2,5 +2,8 @@
 //! the library on real archive traces and tiny hand-checked fixtures.
 #![allow(clippy::unwrap_used)]
 
+mod bad_input;
 mod common;
+mod properties;
+mod schedules;
 mod traces;

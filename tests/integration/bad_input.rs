@@ -1,0 +1,388 @@
+//! Bad input through the real binary: malformed SWF, invalid platform values, unknown
+//! names, corrupt gzip, empty files. Each must fail (or succeed) cleanly: the right exit
+//! code, a message naming what is wrong, and never a panic.
+
+use crate::common::campaign;
+use predicates::prelude::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// A well-formed job line: job 1, submit 0, wait 5, run 100 s on 4 processors.
+const LINE: &str = "1 0 5 100 4 12.5 -1 4 200 -1 1 3 1 -1 1 -1 -1 -1";
+
+fn write(dir: &TempDir, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+fn no_panic() -> impl Predicate<str> {
+    predicate::str::contains("panicked").not()
+}
+
+/// `campaign simulate PATH ARGS…`, returning the assertion for further checks.
+fn simulate(path: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    campaign().arg("simulate").arg(path).args(args).assert()
+}
+
+/// Header, one good line, then `bad` as line 4, then another good line.
+fn with_bad_line(bad: &str) -> String {
+    format!(
+        "; Version: 2.2\n; MaxProcs: 8\n{LINE}\n{bad}\n{}\n",
+        LINE.replacen('1', "2", 1)
+    )
+}
+
+#[test]
+fn wrong_field_count_names_file_line_and_lenient() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "short.swf", with_bad_line("3 10 0 50 2 -1 -1 2 60"));
+    let shown = path.display().to_string();
+    for cmd in [&["simulate"][..], &["trace", "info"]] {
+        campaign()
+            .args(cmd)
+            .arg(&path)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!("{shown}:4:")))
+            .stderr(predicate::str::contains("expected 18"))
+            .stderr(predicate::str::contains("found 9"))
+            .stderr(predicate::str::contains("--lenient"))
+            .stderr(no_panic());
+    }
+    // One field too many.
+    let path = write(&dir, "long.swf", with_bad_line(&format!("{LINE} 0")));
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains(format!("{}:4:", path.display())))
+        .stderr(predicate::str::contains("found 19"))
+        .stderr(no_panic());
+}
+
+#[test]
+fn non_numeric_field_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = "3 10 0 50 2 -1 -1 2 sixty -1 1 3 1 -1 1 -1 -1 -1";
+    let path = write(&dir, "word.swf", with_bad_line(bad));
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains(format!("{}:4:", path.display())))
+        .stderr(predicate::str::contains("field 9 (requested time)"))
+        .stderr(predicate::str::contains("\"sixty\""))
+        .stderr(predicate::str::contains("--lenient"))
+        .stderr(no_panic());
+    // A fractional value in an integer field, and a non-finite one in a float field.
+    let path = write(
+        &dir,
+        "frac.swf",
+        with_bad_line(&LINE.replace(" 200 ", " 2.5 ")),
+    );
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains("field 9 (requested time)"))
+        .stderr(no_panic());
+    let path = write(&dir, "nan.swf", with_bad_line(&LINE.replace("12.5", "NaN")));
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains(format!("{}:4:", path.display())))
+        .stderr(predicate::str::contains("field 6 (average CPU time)"))
+        .stderr(no_panic());
+}
+
+#[test]
+fn lenient_skips_malformed_lines_and_says_how_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = format!(
+        "; MaxProcs: 8\n{LINE}\n1 2 3\n{}\n2 0 0 10 1 -1 -1 1 x -1 1 3 1 -1 1 -1 -1 -1\n",
+        LINE.replacen('1', "3", 1)
+    );
+    let path = write(&dir, "two-bad.swf", content);
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains(format!("{}:3:", path.display())));
+    simulate(&path, &["--lenient", "--format", "json"])
+        .success()
+        .stderr(predicate::str::contains("skipped 2 malformed lines"))
+        .stderr(predicate::str::contains(path.display().to_string()))
+        .stdout(predicate::str::contains("\"skipped_lines\": 2"))
+        .stdout(predicate::str::contains("\"records\": 2"));
+    campaign()
+        .args(["trace", "info", "--lenient"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("skipped 2 malformed lines"))
+        .stdout(predicate::str::contains("job lines      2"));
+}
+
+#[test]
+fn invalid_platform_values_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "ok.swf", format!("; MaxProcs: 8\n{LINE}\n"));
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &["--nodes", "0"],
+            "node count must be a positive integer, got 0",
+        ),
+        (
+            &["--nodes", "-3"],
+            "node count must be a positive integer, got -3",
+        ),
+        (
+            &["--nodes", "99999999999"],
+            "node count must be a positive integer",
+        ),
+        (
+            &["--speed", "0"],
+            "speed factor must be a positive finite number, got 0",
+        ),
+        (
+            &["--speed", "-2"],
+            "speed factor must be a positive finite number, got -2",
+        ),
+        (
+            &["--speed", "NaN"],
+            "speed factor must be a positive finite number",
+        ),
+        (
+            &["--speed", "inf"],
+            "speed factor must be a positive finite number",
+        ),
+        (
+            &["--node-factor", "0"],
+            "node factor must be a positive finite number, got 0",
+        ),
+        (
+            &["--node-factor", "-1"],
+            "node factor must be a positive finite number",
+        ),
+        (&["--node-factor", "0.01"], "leaves no node"),
+    ];
+    for (args, message) in cases {
+        simulate(&path, args)
+            .code(1)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::starts_with("error: "))
+            .stderr(predicate::str::contains(message))
+            .stderr(no_panic());
+    }
+    // Not numbers at all: a usage error.
+    for args in [["--nodes", "four"], ["--speed", "fast"]] {
+        simulate(&path, &args).code(2).stderr(no_panic());
+    }
+}
+
+#[test]
+fn trace_info_rejects_zero_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "ok.swf", format!("; MaxProcs: 8\n{LINE}\n"));
+    campaign()
+        .args(["trace", "info", "--nodes", "0"])
+        .arg(&path)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("node"))
+        .stderr(no_panic());
+}
+
+#[test]
+fn unknown_scheduler_is_a_usage_error_listing_the_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "ok.swf", format!("; MaxProcs: 8\n{LINE}\n"));
+    simulate(&path, &["--scheduler", "sjf"])
+        .code(2)
+        .stderr(predicate::str::contains("sjf"))
+        .stderr(predicate::str::contains("fcfs"))
+        .stderr(predicate::str::contains("easy"))
+        .stderr(predicate::str::contains("conservative"))
+        .stderr(no_panic());
+    // Other choices list theirs too.
+    simulate(&path, &["--walltime", "forever"])
+        .code(2)
+        .stderr(predicate::str::contains("kill"))
+        .stderr(predicate::str::contains("run"));
+}
+
+fn gzip(content: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(content).unwrap();
+    enc.finish().unwrap()
+}
+
+#[test]
+fn corrupt_gzip_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let content: String = std::iter::once("; MaxProcs: 8\n".to_string())
+        .chain((1..=200).map(|i| {
+            format!(
+                "{i} {} 5 100 4 -1 -1 4 200 -1 1 3 1 -1 1 -1 -1 -1\n",
+                i * 10
+            )
+        }))
+        .collect();
+    let good = gzip(content.as_bytes());
+    let path = write(&dir, "good.swf.gz", &good);
+    simulate(&path, &["--format", "json"])
+        .success()
+        .stdout(predicate::str::contains("\"records\": 200"));
+
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n - 6] ^= 0xff; // inside the CRC-32 of the trailer
+    let mut concatenated_then_cut = good.clone();
+    concatenated_then_cut.extend_from_slice(&good[..good.len() / 2]);
+    let cases: [(&str, Vec<u8>); 5] = [
+        ("truncated.swf.gz", good[..good.len() / 2].to_vec()),
+        ("no-trailer.swf.gz", good[..good.len() - 4].to_vec()),
+        ("bad-crc.swf.gz", flipped),
+        (
+            "magic-only.swf.gz",
+            b"\x1f\x8bnot a gzip stream at all".to_vec(),
+        ),
+        ("second-member-cut.swf.gz", concatenated_then_cut),
+    ];
+    for (name, bytes) in cases {
+        let path = write(&dir, name, bytes);
+        for cmd in [&["simulate"][..], &["trace", "info"]] {
+            campaign()
+                .args(cmd)
+                .arg(&path)
+                .assert()
+                .code(1)
+                .stdout(predicate::str::is_empty())
+                .stderr(predicate::str::contains(path.display().to_string()))
+                .stderr(no_panic());
+        }
+    }
+}
+
+/// An empty file has no header: the platform size must come from --nodes; with it, the
+/// run is a valid run of zero jobs (metrics over no job are NaN, `null` in JSON).
+#[test]
+fn empty_file_needs_nodes_and_then_runs_zero_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in [("empty.swf", ""), ("blank.swf", "\n  \n\t\r\n")] {
+        let path = write(&dir, name, content);
+        simulate(&path, &[])
+            .code(1)
+            .stderr(predicate::str::contains("no platform size"))
+            .stderr(no_panic());
+        campaign()
+            .args(["trace", "info"])
+            .arg(&path)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("--nodes"))
+            .stderr(no_panic());
+        let out = simulate(&path, &["--nodes", "4", "--format", "json", "--check"])
+            .success()
+            .stderr(no_panic());
+        let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(doc["trace"]["records"], 0, "{name}");
+        assert_eq!(doc["trace"]["jobs"], 0, "{name}");
+        assert_eq!(doc["metrics"]["jobs"]["total"], 0, "{name}");
+        assert!(doc["metrics"]["wait_mean"].is_null(), "{name}: {doc}");
+        assert_eq!(doc["check"]["violations"], 0, "{name}");
+    }
+}
+
+#[test]
+fn header_only_file_runs_zero_jobs_on_the_header_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "header.swf", "; Version: 2.2\n; MaxProcs: 8\n;\n");
+    let out = simulate(&path, &["--format", "json", "--check"])
+        .success()
+        .stderr(no_panic());
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["platform"]["simulated"]["nodes"], 8);
+    assert_eq!(doc["trace"]["jobs"], 0);
+    assert_eq!(doc["metrics"]["jobs"]["total"], 0);
+    assert!(doc["metrics"]["makespan"].is_null(), "{doc}");
+    campaign()
+        .args(["trace", "info"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("job lines      0"))
+        .stdout(predicate::str::contains("platform       8 nodes"))
+        .stderr(no_panic());
+    // A header that gives no usable size.
+    let path = write(&dir, "zero.swf", "; MaxProcs: 0\n; MaxNodes: -1\n");
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains("no platform size"))
+        .stderr(no_panic());
+}
+
+/// A 5-line fixture, by hand. Recorded start = submit + wait; makespan = max(start +
+/// run) − min(submit) over the jobs with a recorded wait.
+///
+/// | job | submit | wait | run | size | start | end |
+/// |-----|--------|------|-----|------|-------|-----|
+/// | 1   | 0      | 10   | 100 | 2    | 10    | 110 |
+/// | 2   | 5      | 0    | 50  | 1    | 5     | 55  |
+/// | 3   | 20     | 90   | 30  | 4    | 110   | 140 |
+/// | 4   | 30     | −1   | 10  | 1    | (no recorded wait: left out) |
+/// | 5   | 40     | 0    | 10  | −1   | (size ≤ 0: dropped by cleaning) |
+///
+/// 4 jobs after cleaning; recorded log over jobs 1–3: makespan 140 − 0 = 140 s, mean
+/// wait (10 + 0 + 90) / 3 = 33.33 s, max wait 90 s, utilization (200 + 50 + 120) /
+/// (4 × 140).
+const INFO_FIXTURE: &str = "\
+; Version: 2.2
+; Computer: Hand-made test machine
+; MaxProcs: 4
+1 0 10 100 2 -1 -1 2 120 -1 1 7 1 -1 1 -1 -1 -1
+2 5 0 50 1 -1 -1 1 60 -1 1 8 1 -1 1 -1 -1 -1
+3 20 90 30 4 -1 -1 4 30 -1 1 7 1 -1 1 -1 -1 -1
+4 30 -1 10 1 -1 -1 1 10 -1 1 9 1 -1 1 -1 -1 -1
+5 40 0 10 -1 -1 -1 -1 10 -1 1 9 1 -1 1 -1 -1 -1
+";
+
+#[test]
+fn trace_info_reports_hand_computed_counts_and_recorded_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "tiny.swf", INFO_FIXTURE);
+    campaign()
+        .args(["trace", "info"])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Computer       Hand-made test machine",
+        ))
+        .stdout(predicate::str::contains("job lines      5"))
+        .stdout(predicate::str::contains(
+            "jobs           4 after cleaning (1 dropped with size ≤ 0)",
+        ))
+        .stdout(predicate::str::contains("users          3"))
+        .stdout(predicate::str::contains("submits        0 s … 30 s"))
+        .stdout(predicate::str::contains("platform       4 nodes"))
+        .stdout(predicate::str::contains(
+            "1 jobs without a recorded wait left out",
+        ))
+        .stdout(predicate::str::is_match(r"makespan\s+\d+\.\d+\s+140\.0\n").unwrap())
+        .stdout(predicate::str::is_match(r"waiting time, mean\s+\d+\.\d+\s+33\.3\n").unwrap())
+        .stdout(predicate::str::is_match(r"waiting time, max\s+\d+\.\d+\s+90\.0\n").unwrap())
+        .stderr(predicate::str::is_empty());
+
+    let out = campaign()
+        .args(["trace", "info", "--format", "json"])
+        .arg(&path)
+        .assert()
+        .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(doc["records"], 5);
+    assert_eq!(doc["jobs"], 4);
+    assert_eq!(doc["users"], 3);
+    assert_eq!(doc["platform_nodes"], 4);
+    assert_eq!(doc["jobs_without_recorded_wait"], 1);
+    let log = &doc["recorded_log"];
+    assert_eq!(log["jobs"]["total"], 3);
+    assert_eq!(log["makespan"].as_f64(), Some(140.0));
+    assert_eq!(log["wait_mean"].as_f64(), Some(100.0 / 3.0));
+    assert_eq!(log["wait_median"].as_f64(), Some(10.0));
+    assert_eq!(log["wait_max"].as_f64(), Some(90.0));
+    assert_eq!(log["utilization"].as_f64(), Some(370.0 / 560.0));
+}
