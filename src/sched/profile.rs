@@ -10,15 +10,17 @@ const BLOCK: usize = 64;
 /// has every node free). Steps before `now` are dropped lazily. Adjacent steps never
 /// carry the same count.
 ///
-/// Searches skip blocked stretches (fewer nodes free than needed) a block of 64 steps at
-/// a time, using each block's maximum. A change at step `i` invalidates the cached
-/// maxima from `i`'s block on; they are recomputed lazily when a search reaches them.
+/// Searches move from one run of steps with enough nodes free to the next, skipping
+/// whole blocks of 64 steps with each block's cached minimum and maximum, so a search
+/// costs the number of fitting/blocked alternations it crosses rather than the number of
+/// steps. A change at step `i` invalidates the cached bounds from `i`'s block on; they
+/// are recomputed lazily when a search reaches them.
 #[derive(Debug, Clone)]
 pub(crate) struct Profile {
     steps: Vec<(Time, u32)>,
-    /// `block_max[b]` = max free over `steps[b * BLOCK..(b + 1) * BLOCK]`, valid for
-    /// `b < clean_blocks`.
-    block_max: Vec<u32>,
+    /// `(min, max)` of free over `steps[b * BLOCK..(b + 1) * BLOCK]` for block `b`,
+    /// valid for `b < clean_blocks`.
+    bounds: Vec<(u32, u32)>,
     clean_blocks: usize,
     total: u32,
 }
@@ -27,7 +29,7 @@ impl Profile {
     pub(crate) fn new(total: u32) -> Profile {
         Profile {
             steps: vec![(Time::from_millis(i64::MIN), total)],
-            block_max: Vec::new(),
+            bounds: Vec::new(),
             clean_blocks: 0,
             total,
         }
@@ -60,34 +62,55 @@ impl Profile {
 
     /// The first step at or after `i` with at least `size` nodes free (`steps.len()` if
     /// none, which cannot happen for `size <= total`: the last step has every node free).
-    fn next_fitting(&mut self, mut i: usize, size: u32) -> usize {
+    fn next_fitting(&mut self, i: usize, size: u32) -> usize {
+        self.next_where(i, |free| free >= size, |(_, max)| max >= size)
+    }
+
+    /// The first step at or after `i` with fewer than `size` nodes free (`steps.len()`
+    /// if none).
+    fn next_blocked(&mut self, i: usize, size: u32) -> usize {
+        self.next_where(i, |free| free < size, |(min, _)| min < size)
+    }
+
+    /// The first step at or after `i` whose free count satisfies `hit`; `may_hold` says
+    /// from a block's (min, max) whether any of its steps can.
+    fn next_where(
+        &mut self,
+        mut i: usize,
+        hit: impl Fn(u32) -> bool,
+        may_hold: impl Fn((u32, u32)) -> bool,
+    ) -> usize {
         let n = self.steps.len();
         let block_end = (i / BLOCK + 1) * BLOCK;
         while i < n.min(block_end) {
-            if self.steps[i].1 >= size {
+            if hit(self.steps[i].1) {
                 return i;
             }
             i += 1;
         }
-        let blocks = n.div_ceil(BLOCK);
-        if self.block_max.len() < blocks {
-            self.block_max.resize(blocks, 0);
+        if i >= n {
+            return n;
         }
-        let mut b = i / BLOCK;
-        while b < blocks {
+        // `i` is now the first step of a block: whole blocks from here on.
+        let blocks = n.div_ceil(BLOCK);
+        if self.bounds.len() < blocks {
+            self.bounds.resize(blocks, (0, 0));
+        }
+        for b in i / BLOCK..blocks {
             while self.clean_blocks <= b {
                 let c = self.clean_blocks;
                 let block = &self.steps[c * BLOCK..n.min((c + 1) * BLOCK)];
-                self.block_max[c] = block.iter().map(|&(_, f)| f).max().unwrap_or(0);
+                self.bounds[c] = block
+                    .iter()
+                    .fold((u32::MAX, 0), |(lo, hi), &(_, f)| (lo.min(f), hi.max(f)));
                 self.clean_blocks += 1;
             }
-            if self.block_max[b] >= size {
+            if may_hold(self.bounds[b]) {
                 let end = n.min((b + 1) * BLOCK);
                 return (b * BLOCK..end)
-                    .find(|&j| self.steps[j].1 >= size)
+                    .find(|&j| hit(self.steps[j].1))
                     .unwrap_or(end);
             }
-            b += 1;
         }
         n
     }
@@ -104,14 +127,13 @@ impl Profile {
                 if i == self.steps.len() {
                     return candidate;
                 }
-                continue;
             }
-            let next = self.time_of(i + 1);
-            if next < candidate + duration {
-                i += 1;
-            } else {
+            // Steps i.. fit up to the next blocked one.
+            let blocked = self.next_blocked(i + 1, size);
+            if self.time_of(blocked) >= candidate + duration {
                 return candidate;
             }
+            i = blocked;
         }
     }
 
@@ -127,53 +149,38 @@ impl Profile {
         own: Time,
     ) -> Option<Time> {
         let own_end = own + duration;
-        let mut candidate = now;
         let mut i = self.index_at(now);
-        // Segments [from, to) of constant free count: the steps, cut at `own` and
-        // `own_end` so that the job's own nodes are added back inside its slot. Inside
-        // the slot a segment always fits; before it, a blocked step moves the candidate
-        // to the next step that fits.
-        let mut from = now;
+        let mut candidate = now;
         loop {
+            if self.steps[i].1 < size {
+                i = self.next_fitting(i + 1, size);
+                candidate = self.time_of(i);
+            }
             if candidate >= own {
                 return None;
             }
-            let step_end = self.time_of(i + 1);
-            if self.steps[i].1 < size && from < own {
-                i = self.next_fitting(i + 1, size);
-                candidate = self.time_of(i);
-                from = candidate;
-                if i == self.steps.len() {
-                    return None;
-                }
-                continue;
-            }
-            let cut = if from < own {
-                own
-            } else if from < own_end {
-                own_end
+            // The run of fitting steps from the candidate ends at the next blocked step,
+            // unless that is at or after `own`: inside the job's own slot every step fits
+            // (its nodes count as free), so the run then goes on past `own_end`.
+            let blocked = self.next_blocked(i + 1, size);
+            let run_end = if self.time_of(blocked) < own {
+                self.time_of(blocked)
             } else {
-                Time::FAR
+                let at_end = self.index_at(own_end);
+                if self.steps[at_end].1 < size {
+                    own_end
+                } else {
+                    let after = self.next_blocked(at_end + 1, size);
+                    self.time_of(after)
+                }
             };
-            let to = step_end.min(cut);
-            let mut free = self.steps[i].1;
-            if from >= own && from < own_end {
-                free += size;
-            }
-            if free < size {
-                // Only after the slot: the window cannot start before `own` any more.
-                return None;
-            }
-            if to >= candidate + duration {
+            if run_end >= candidate + duration {
                 return Some(candidate);
             }
-            from = to;
-            if to == step_end {
-                i += 1;
-                if i == self.steps.len() {
-                    return None;
-                }
+            if run_end >= own {
+                return None;
             }
+            i = blocked;
         }
     }
 
@@ -293,5 +300,104 @@ mod tests {
         assert_eq!(p.earliest(t(0), 4, t(10)), t(5));
         // Never at or after its own start.
         assert_eq!(p.earliest_before(t(5), 4, t(10), t(5)), None);
+    }
+
+    /// The naive oracle: free nodes at `t` = total − sizes of the slots covering `t`.
+    struct Naive {
+        total: u32,
+        slots: Vec<(i64, i64, u32)>,
+    }
+
+    impl Naive {
+        fn free_at(&self, t: i64) -> u32 {
+            let used: u32 = self
+                .slots
+                .iter()
+                .filter(|&&(a, b, _)| a <= t && t < b)
+                .map(|s| s.2)
+                .sum();
+            self.total - used
+        }
+
+        fn fits(&self, start: i64, size: u32, duration: i64) -> bool {
+            // Free counts change only at slot boundaries: check the start and every
+            // boundary inside the window.
+            self.free_at(start) >= size
+                && self
+                    .slots
+                    .iter()
+                    .flat_map(|&(a, b, _)| [a, b])
+                    .filter(|&t| start < t && t < start + duration)
+                    .all(|t| self.free_at(t) >= size)
+        }
+
+        /// Earliest feasible start ≥ now: now itself or some slot end.
+        fn earliest(&self, now: i64, size: u32, duration: i64) -> i64 {
+            let mut candidates: Vec<i64> = self
+                .slots
+                .iter()
+                .map(|s| s.1)
+                .filter(|&t| t > now)
+                .chain([now])
+                .collect();
+            candidates.sort_unstable();
+            candidates
+                .into_iter()
+                .find(|&c| self.fits(c, size, duration))
+                .unwrap_or(i64::MAX)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Random reserve / release / advance sequences: every search agrees with the
+        /// naive oracle. Many slots (up to ~150 steps) so that blocks of 64 are crossed.
+        #[test]
+        fn searches_agree_with_a_naive_profile(
+            total in 1u32..12,
+            ops in proptest::collection::vec((0u8..4, 0i64..400, 1i64..60, 1u32..12), 1..120),
+        ) {
+            let mut p = Profile::new(total);
+            let mut naive = Naive { total, slots: Vec::new() };
+            let mut now = 0i64;
+            for (op, a, len, size) in ops {
+                let size = size.min(total);
+                match op {
+                    // Reserve at the earliest slot from a random time.
+                    0 | 1 => {
+                        let from = now + a;
+                        let start = p.earliest(t(from), size, t(len)).millis();
+                        proptest::prop_assert_eq!(start, naive.earliest(from, size, len));
+                        p.reserve(t(start), t(start + len), size);
+                        naive.slots.push((start, start + len, size));
+                    }
+                    // Release a slot, or search as that slot's owner before releasing.
+                    2 if !naive.slots.is_empty() => {
+                        let k = a as usize % naive.slots.len();
+                        let (s0, s1, sz) = naive.slots[k];
+                        let mut without = Naive { total, slots: naive.slots.clone() };
+                        without.slots.remove(k);
+                        let expect = without.earliest(now, sz, s1 - s0);
+                        let got = p.earliest_before(t(now), sz, t(s1 - s0), t(s0));
+                        let expect = (expect < s0).then(|| t(expect));
+                        proptest::prop_assert_eq!(got, expect);
+                        p.release(t(s0), t(s1), sz);
+                        naive.slots.remove(k);
+                    }
+                    // Time passes; slots wholly in the past no longer matter.
+                    _ => {
+                        now += a / 8;
+                        p.advance(t(now));
+                        naive.slots.retain(|s| s.1 > now);
+                    }
+                }
+                let shown: Vec<u32> = (now..now + 500).step_by(7).map(|x| naive.free_at(x)).collect();
+                let from_profile: Vec<u32> = (now..now + 500)
+                    .step_by(7)
+                    .map(|x| p.steps[p.index_at(t(x))].1)
+                    .collect();
+                proptest::prop_assert_eq!(shown, from_profile);
+            }
+        }
     }
 }
