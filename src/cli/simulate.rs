@@ -37,6 +37,8 @@ pub(crate) struct SimulateArgs {
         allow_hyphen_values = true
     )]
     node_factor: f64,
+    /// fcfs: strict first-come-first-served; easy: EASY backfilling (both rules);
+    /// conservative: conservative backfilling (a reservation for every job).
     #[arg(long, default_value_t, value_parser = choice::<SchedulerKind>())]
     scheduler: SchedulerKind,
     /// Jobs running past their requested time: killed at it, or run to completion.
@@ -51,6 +53,7 @@ pub(crate) struct SimulateArgs {
     /// Write the simulated schedule as SWF to this file.
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
+    /// table: labelled text (days and seconds); json: everything, with the policies.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
     /// Check the schedule's invariants; exit with code 3 if any is broken.

@@ -24,6 +24,7 @@ pub(crate) struct InfoArgs {
     /// Platform size for the metrics [default: from the header].
     #[arg(long, allow_hyphen_values = true)]
     nodes: Option<i64>,
+    /// table: labelled text (days and seconds); json: everything.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }

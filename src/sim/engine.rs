@@ -95,6 +95,111 @@ enum Phase {
     Done,
 }
 
+/// The simulator's state: the clock's event queue and each job's progress.
+struct State<'a> {
+    jobs: &'a [SimJob],
+    total_nodes: u32,
+    free: u32,
+    heap: BinaryHeap<Event>,
+    phase: Vec<Phase>,
+    submit: Vec<Time>,
+    start: Vec<Option<Time>>,
+    finish: Vec<Option<Time>>,
+    state: Vec<JobState>,
+    /// The earliest wake-up in the heap, if any (to avoid pushing duplicates).
+    pending_wakeup: Option<Time>,
+}
+
+impl<'a> State<'a> {
+    fn new(jobs: &'a [SimJob], total_nodes: u32) -> State<'a> {
+        let n = jobs.len();
+        State {
+            jobs,
+            total_nodes,
+            free: total_nodes,
+            heap: BinaryHeap::with_capacity(n.min(1 << 20) + 16),
+            phase: vec![Phase::Unsubmitted; n],
+            submit: vec![Time::ZERO; n],
+            start: vec![None; n],
+            finish: vec![None; n],
+            state: vec![JobState::Completed; n],
+            pending_wakeup: None,
+        }
+    }
+
+    fn context(&self, now: Time) -> Context<'a> {
+        Context {
+            now,
+            jobs: self.jobs,
+            free_nodes: self.free,
+            total_nodes: self.total_nodes,
+        }
+    }
+
+    /// Queues the replay model's submissions (each job once, never in the past).
+    fn enqueue(&mut self, subs: &mut Vec<(JobIdx, Time)>, now: Time) -> Result<(), SimError> {
+        for (idx, at) in subs.drain(..) {
+            let i = idx as usize;
+            let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
+            if self.phase[i] != Phase::Unsubmitted {
+                return Err(SimError::SubmittedTwice { id: job.id });
+            }
+            if at < now {
+                return Err(SimError::SubmittedInPast {
+                    id: job.id,
+                    at,
+                    now,
+                });
+            }
+            self.phase[i] = Phase::Submitted;
+            self.submit[i] = at;
+            self.heap.push(Reverse((at, SUBMISSION, job.id, idx)));
+        }
+        Ok(())
+    }
+
+    /// Starts a job the scheduler chose, scheduling its end.
+    fn start(&mut self, idx: JobIdx, now: Time) -> Result<(), SimError> {
+        let i = idx as usize;
+        let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
+        if self.phase[i] != Phase::Waiting {
+            return Err(SimError::NotWaiting { now, id: job.id });
+        }
+        if job.size > self.free {
+            return Err(SimError::Overcommit {
+                now,
+                id: job.id,
+                size: job.size,
+                free: self.free,
+            });
+        }
+        self.free -= job.size;
+        self.phase[i] = Phase::Running;
+        let end = now + job.execution_time();
+        self.start[i] = Some(now);
+        self.finish[i] = Some(end);
+        if job.is_killed() {
+            self.state[i] = JobState::Killed;
+        }
+        self.heap.push(Reverse((end, COMPLETION, job.id, idx)));
+        Ok(())
+    }
+
+    fn wake_at(&mut self, at: Time) {
+        if self.pending_wakeup.is_none_or(|p| at < p) {
+            self.pending_wakeup = Some(at);
+            self.heap.push(Reverse((at, WAKEUP, 0, 0)));
+        }
+    }
+
+    /// Jobs in `phase`: how many, and the id of the first.
+    fn count(&self, phase: Phase) -> Option<(usize, i64)> {
+        let first = self.phase.iter().position(|p| *p == phase)?;
+        let count = self.phase.iter().filter(|p| **p == phase).count();
+        Some((count, self.jobs[first].id))
+    }
+}
+
 /// Runs the simulation to the end: every submitted job completes, is killed or is
 /// rejected (wider than `total_nodes`).
 pub fn simulate<S, R>(
@@ -107,172 +212,78 @@ where
     S: Scheduler + ?Sized,
     R: Submitter + ?Sized,
 {
-    let n = jobs.len();
-    let mut phase = vec![Phase::Unsubmitted; n];
-    let mut submit = vec![Time::ZERO; n];
-    let mut start = vec![None; n];
-    let mut finish = vec![None; n];
-    let mut state = vec![JobState::Completed; n];
-    let mut heap: BinaryHeap<Event> = BinaryHeap::with_capacity(n.min(1 << 20) + 16);
+    let mut sim = State::new(jobs, total_nodes);
     let mut new_submissions = Vec::new();
     let mut starts = Vec::new();
-    let mut free = total_nodes;
     let mut passes = 0u64;
-    let mut pending_wakeup: Option<Time> = None;
-
-    let enqueue = |heap: &mut BinaryHeap<Event>,
-                   phase: &mut [Phase],
-                   submit: &mut [Time],
-                   subs: &mut Vec<(JobIdx, Time)>,
-                   now: Time|
-     -> Result<(), SimError> {
-        for (idx, at) in subs.drain(..) {
-            let i = idx as usize;
-            let job = jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
-            if phase[i] != Phase::Unsubmitted {
-                return Err(SimError::SubmittedTwice { id: job.id });
-            }
-            if at < now {
-                return Err(SimError::SubmittedInPast {
-                    id: job.id,
-                    at,
-                    now,
-                });
-            }
-            phase[i] = Phase::Submitted;
-            submit[i] = at;
-            heap.push(Reverse((at, SUBMISSION, job.id, idx)));
-        }
-        Ok(())
-    };
 
     submitter.initial(&mut new_submissions);
-    let before_all = Time::from_millis(i64::MIN);
-    enqueue(
-        &mut heap,
-        &mut phase,
-        &mut submit,
-        &mut new_submissions,
-        before_all,
-    )?;
+    sim.enqueue(&mut new_submissions, Time::from_millis(i64::MIN))?;
 
-    while let Some(&Reverse((now, ..))) = heap.peek() {
-        // All events of this instant, in (class, id, index) order; events pushed at
-        // `now` while processing (zero-length jobs excepted) join this batch.
-        while let Some(&Reverse((t, class, _, idx))) = heap.peek() {
+    while let Some(&Reverse((now, ..))) = sim.heap.peek() {
+        // Every event of this instant, in (class, job id, index) order. Submissions the
+        // replay model makes at `now` in reaction join this batch.
+        while let Some(&Reverse((t, class, _, idx))) = sim.heap.peek() {
             if t != now {
                 break;
             }
-            heap.pop();
+            sim.heap.pop();
             let i = idx as usize;
-            let ctx = Context {
-                now,
-                jobs,
-                free_nodes: free,
-                total_nodes,
-            };
             match class {
                 COMPLETION => {
-                    free += jobs[i].size;
-                    phase[i] = Phase::Done;
-                    let ctx = Context {
-                        free_nodes: free,
-                        ..ctx
-                    };
-                    scheduler.ended(idx, &ctx);
-                    submitter.ended(idx, now, state[i], &mut new_submissions);
+                    sim.free += jobs[i].size;
+                    sim.phase[i] = Phase::Done;
+                    scheduler.ended(idx, &sim.context(now));
+                    submitter.ended(idx, now, sim.state[i], &mut new_submissions);
+                }
+                SUBMISSION if jobs[i].size > total_nodes => {
+                    sim.phase[i] = Phase::Done;
+                    sim.state[i] = JobState::Rejected;
+                    submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
                 }
                 SUBMISSION => {
-                    if jobs[i].size > total_nodes {
-                        phase[i] = Phase::Done;
-                        state[i] = JobState::Rejected;
-                        submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
-                    } else {
-                        phase[i] = Phase::Waiting;
-                        scheduler.submitted(idx, &ctx);
-                    }
+                    sim.phase[i] = Phase::Waiting;
+                    scheduler.submitted(idx, &sim.context(now));
                 }
                 _ => {
-                    if pending_wakeup == Some(now) {
-                        pending_wakeup = None;
+                    if sim.pending_wakeup == Some(now) {
+                        sim.pending_wakeup = None;
                     }
                 }
             }
             if !new_submissions.is_empty() {
-                enqueue(
-                    &mut heap,
-                    &mut phase,
-                    &mut submit,
-                    &mut new_submissions,
-                    now,
-                )?;
+                sim.enqueue(&mut new_submissions, now)?;
             }
         }
 
+        // One scheduler pass for the instant. Jobs started with a zero execution time
+        // end at `now` too, in a further batch and pass at the same instant.
         passes += 1;
-        let ctx = Context {
-            now,
-            jobs,
-            free_nodes: free,
-            total_nodes,
-        };
-        let wakeup = scheduler.schedule(&ctx, &mut starts);
+        let wakeup = scheduler.schedule(&sim.context(now), &mut starts);
         for idx in starts.drain(..) {
-            let i = idx as usize;
-            let job = jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
-            if phase[i] != Phase::Waiting {
-                return Err(SimError::NotWaiting { now, id: job.id });
-            }
-            if job.size > free {
-                return Err(SimError::Overcommit {
-                    now,
-                    id: job.id,
-                    size: job.size,
-                    free,
-                });
-            }
-            free -= job.size;
-            phase[i] = Phase::Running;
-            let end = now + job.execution_time();
-            start[i] = Some(now);
-            finish[i] = Some(end);
-            if job.is_killed() {
-                state[i] = JobState::Killed;
-            }
-            heap.push(Reverse((end, COMPLETION, job.id, idx)));
+            sim.start(idx, now)?;
         }
-        if let Some(w) = wakeup.filter(|&w| w > now)
-            && pending_wakeup.is_none_or(|p| w < p)
-        {
-            pending_wakeup = Some(w);
-            heap.push(Reverse((w, WAKEUP, 0, 0)));
+        if let Some(w) = wakeup.filter(|&w| w > now) {
+            sim.wake_at(w);
         }
     }
 
-    if let Some(first) = phase.iter().position(|p| *p == Phase::Waiting) {
-        let count = phase.iter().filter(|p| **p == Phase::Waiting).count();
-        return Err(SimError::Stalled {
-            count,
-            first_id: jobs[first].id,
-        });
+    if let Some((count, first_id)) = sim.count(Phase::Waiting) {
+        return Err(SimError::Stalled { count, first_id });
     }
-    if let Some(first) = phase.iter().position(|p| *p == Phase::Unsubmitted) {
-        let count = phase.iter().filter(|p| **p == Phase::Unsubmitted).count();
-        return Err(SimError::NeverSubmitted {
-            count,
-            first_id: jobs[first].id,
-        });
+    if let Some((count, first_id)) = sim.count(Phase::Unsubmitted) {
+        return Err(SimError::NeverSubmitted { count, first_id });
     }
-    let records = (0..n)
+    let records = (0..jobs.len())
         .map(|i| JobRecord {
             id: jobs[i].id,
-            submit: submit[i],
-            start: start[i],
-            finish: finish[i],
+            submit: sim.submit[i],
+            start: sim.start[i],
+            finish: sim.finish[i],
             size: jobs[i].size,
             runtime: jobs[i].runtime,
             requested: jobs[i].estimate,
-            state: state[i],
+            state: sim.state[i],
             promised_start: scheduler.promised_start(i as JobIdx),
         })
         .collect();

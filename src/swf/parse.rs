@@ -283,6 +283,25 @@ mod tests {
     }
 
     #[test]
+    fn reads_every_member_of_a_multi_member_gzip() {
+        use flate2::{Compression, write::GzEncoder};
+        use std::io::Write;
+        let member = |text: &str| {
+            let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+            enc.write_all(text.as_bytes()).unwrap();
+            enc.finish().unwrap()
+        };
+        let mut bytes = member(&format!("; Version: 2.2\n{LINE}\n"));
+        bytes.extend(member(&format!("{}\n", LINE.replacen('1', "2", 1))));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("two.swf.gz");
+        std::fs::write(&path, bytes).unwrap();
+        let t = read_path(&path, ParseOptions::default()).unwrap();
+        assert_eq!(t.records.iter().map(|r| r.job).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(t.header.version(), Some("2.2"));
+    }
+
+    #[test]
     fn integers_reject_overflow_and_junk() {
         assert_eq!(parse_int(b"-17"), Some(-17));
         assert_eq!(parse_int(b"99999999999999999999"), None);
