@@ -1,4 +1,4 @@
-//! Hand-checked schedules: tiny SWF fixtures (`tests/fixtures/*.swf`) whose FCFS, EASY
+//! Hand-checked schedules: tiny SWF fixtures (`tests/fixtures/*.swf.txt`) whose FCFS, EASY
 //! and conservative schedules were worked out on paper from the simulator's rules,
 //! independently of the implementation. Each test runs the real binary and compares
 //! every job's start, finish and final state with the derivation written beside it.
@@ -176,7 +176,7 @@ fn check(fixture_name: &str, scheduler: &str, extra: &[&str], expected: &[Expect
 #[test]
 fn fcfs_shadow_and_blocked() {
     check(
-        "easy_shadow_and_blocked.swf",
+        "easy_shadow_and_blocked.swf.txt",
         "fcfs",
         &[],
         &[
@@ -201,7 +201,7 @@ fn fcfs_shadow_and_blocked() {
 #[test]
 fn easy_backfills_by_shadow_time_but_not_a_job_delaying_the_head() {
     check(
-        "easy_shadow_and_blocked.swf",
+        "easy_shadow_and_blocked.swf.txt",
         "easy",
         &[],
         &[
@@ -225,7 +225,7 @@ fn easy_backfills_by_shadow_time_but_not_a_job_delaying_the_head() {
 #[test]
 fn conservative_shadow_and_blocked() {
     check(
-        "easy_shadow_and_blocked.swf",
+        "easy_shadow_and_blocked.swf.txt",
         "conservative",
         &[],
         &[
@@ -253,7 +253,7 @@ fn conservative_shadow_and_blocked() {
 #[test]
 fn fcfs_extra_nodes() {
     check(
-        "easy_extra_nodes.swf",
+        "easy_extra_nodes.swf.txt",
         "fcfs",
         &[],
         &[
@@ -277,7 +277,7 @@ fn fcfs_extra_nodes() {
 #[test]
 fn easy_backfills_by_extra_nodes() {
     check(
-        "easy_extra_nodes.swf",
+        "easy_extra_nodes.swf.txt",
         "easy",
         &[],
         &[
@@ -300,7 +300,7 @@ fn easy_backfills_by_extra_nodes() {
 #[test]
 fn conservative_extra_nodes() {
     check(
-        "easy_extra_nodes.swf",
+        "easy_extra_nodes.swf.txt",
         "conservative",
         &[],
         &[
@@ -327,7 +327,7 @@ fn conservative_extra_nodes() {
 #[test]
 fn fcfs_easy_vs_conservative() {
     check(
-        "easy_vs_conservative.swf",
+        "easy_vs_conservative.swf.txt",
         "fcfs",
         &[],
         &[
@@ -352,7 +352,7 @@ fn fcfs_easy_vs_conservative() {
 #[test]
 fn easy_backfills_what_conservative_must_not() {
     check(
-        "easy_vs_conservative.swf",
+        "easy_vs_conservative.swf.txt",
         "easy",
         &[],
         &[
@@ -376,7 +376,7 @@ fn easy_backfills_what_conservative_must_not() {
 #[test]
 fn conservative_does_not_delay_a_later_reservation() {
     check(
-        "easy_vs_conservative.swf",
+        "easy_vs_conservative.swf.txt",
         "conservative",
         &[],
         &[
@@ -414,13 +414,13 @@ const KILL_SCHEDULE: [Expected; 4] = [
 
 #[test]
 fn walltime_kill_is_the_default_fcfs() {
-    check("walltime_overrun.swf", "fcfs", &[], &KILL_SCHEDULE);
+    check("walltime_overrun.swf.txt", "fcfs", &[], &KILL_SCHEDULE);
 }
 
 #[test]
 fn walltime_kill_fcfs() {
     check(
-        "walltime_overrun.swf",
+        "walltime_overrun.swf.txt",
         "fcfs",
         &["--walltime", "kill"],
         &KILL_SCHEDULE,
@@ -429,12 +429,12 @@ fn walltime_kill_fcfs() {
 
 #[test]
 fn walltime_kill_easy() {
-    check("walltime_overrun.swf", "easy", &[], &KILL_SCHEDULE);
+    check("walltime_overrun.swf.txt", "easy", &[], &KILL_SCHEDULE);
 }
 
 #[test]
 fn walltime_kill_conservative() {
-    check("walltime_overrun.swf", "conservative", &[], &KILL_SCHEDULE);
+    check("walltime_overrun.swf.txt", "conservative", &[], &KILL_SCHEDULE);
 }
 
 /// Run (FCFS and EASY; conservative is left out because the rules do not say what a
@@ -454,7 +454,7 @@ const RUN_SCHEDULE: [Expected; 4] = [
 #[test]
 fn walltime_run_fcfs() {
     check(
-        "walltime_overrun.swf",
+        "walltime_overrun.swf.txt",
         "fcfs",
         &["--walltime", "run"],
         &RUN_SCHEDULE,
@@ -464,7 +464,7 @@ fn walltime_run_fcfs() {
 #[test]
 fn walltime_run_easy() {
     check(
-        "walltime_overrun.swf",
+        "walltime_overrun.swf.txt",
         "easy",
         &["--walltime", "run"],
         &RUN_SCHEDULE,
@@ -492,18 +492,18 @@ const REJECTED_SCHEDULE: [Expected; 4] =
 
 #[test]
 fn rejected_fcfs() {
-    check("rejected_too_wide.swf", "fcfs", &[], &REJECTED_SCHEDULE);
+    check("rejected_too_wide.swf.txt", "fcfs", &[], &REJECTED_SCHEDULE);
 }
 
 #[test]
 fn rejected_easy() {
-    check("rejected_too_wide.swf", "easy", &[], &REJECTED_SCHEDULE);
+    check("rejected_too_wide.swf.txt", "easy", &[], &REJECTED_SCHEDULE);
 }
 
 #[test]
 fn rejected_conservative() {
     check(
-        "rejected_too_wide.swf",
+        "rejected_too_wide.swf.txt",
         "conservative",
         &[],
         &REJECTED_SCHEDULE,
@@ -533,7 +533,7 @@ fn rejected_conservative() {
 #[test]
 fn fcfs_simultaneous_events() {
     check(
-        "simultaneous_events.swf",
+        "simultaneous_events.swf.txt",
         "fcfs",
         &[],
         &[
@@ -558,7 +558,7 @@ fn fcfs_simultaneous_events() {
 #[test]
 fn easy_simultaneous_events() {
     check(
-        "simultaneous_events.swf",
+        "simultaneous_events.swf.txt",
         "easy",
         &[],
         &[
@@ -585,7 +585,7 @@ fn easy_simultaneous_events() {
 #[test]
 fn conservative_simultaneous_events() {
     check(
-        "simultaneous_events.swf",
+        "simultaneous_events.swf.txt",
         "conservative",
         &[],
         &[
@@ -616,7 +616,7 @@ fn conservative_simultaneous_events() {
 #[test]
 fn fcfs_shadow_tie() {
     check(
-        "easy_shadow_tie.swf",
+        "easy_shadow_tie.swf.txt",
         "fcfs",
         &[],
         &[
@@ -642,7 +642,7 @@ fn fcfs_shadow_tie() {
 #[test]
 fn easy_shadow_tie_counts_every_job_ending_at_shadow() {
     check(
-        "easy_shadow_tie.swf",
+        "easy_shadow_tie.swf.txt",
         "easy",
         &[],
         &[
@@ -666,7 +666,7 @@ fn easy_shadow_tie_counts_every_job_ending_at_shadow() {
 #[test]
 fn conservative_shadow_tie() {
     check(
-        "easy_shadow_tie.swf",
+        "easy_shadow_tie.swf.txt",
         "conservative",
         &[],
         &[
