@@ -80,11 +80,16 @@ impl Easy {
             }
         } else {
             self.candidates.clear();
-            self.candidates.extend(self.running.iter().map(|&(_, job)| {
-                let j = &ctx.jobs[job as usize];
-                let end = expected_end(self.start[job as usize], j.estimate, now);
-                (end, j.size)
-            }));
+            self.candidates
+                .extend(self.running.iter().map(|&(end, job)| {
+                    let j = &ctx.jobs[job as usize];
+                    // Only a job without a kill can outrun its estimate.
+                    let end = match j.limit {
+                        Some(_) => end,
+                        None => expected_end(self.start[job as usize], j.estimate, now),
+                    };
+                    (end, j.size)
+                }));
             self.candidates.sort_unstable();
             for (k, &(end, size)) in self.candidates.iter().enumerate() {
                 avail += size;

@@ -10,6 +10,8 @@ mod conservative;
 mod easy;
 mod fcfs;
 mod profile;
+#[cfg(test)]
+mod profile_oracle;
 
 pub use crate::sim::Scheduler;
 pub use check::{Violation, check};

@@ -434,7 +434,12 @@ fn walltime_kill_easy() {
 
 #[test]
 fn walltime_kill_conservative() {
-    check("walltime_overrun.swf.txt", "conservative", &[], &KILL_SCHEDULE);
+    check(
+        "walltime_overrun.swf.txt",
+        "conservative",
+        &[],
+        &KILL_SCHEDULE,
+    );
 }
 
 /// Run (FCFS and EASY; conservative is left out because the rules do not say what a
