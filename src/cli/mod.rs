@@ -67,6 +67,20 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Writes a report to standard output. A reader that stops early (`campaign … | head`)
+/// closes the pipe: that ends the output quietly instead of failing.
+fn print_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        result => result,
+    }
+}
+
 /// A clap parser for a `choice!` enum, listing its names in `--help`.
 fn choice<T: Choice + Clone + Send + Sync + std::str::FromStr>() -> impl TypedValueParser<Value = T>
 where

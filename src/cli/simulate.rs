@@ -1,7 +1,7 @@
 //! `campaign simulate`.
 
 use super::output::{metrics_table, write_jobs_csv, write_schedule_swf};
-use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice};
+use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::platform::PlatformChange;
 use crate::run::{RunOptions, run};
 use crate::sched::SchedulerKind;
@@ -9,6 +9,7 @@ use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
 use crate::workload::trace_name;
 use clap::Args;
 use serde_json::json;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -97,6 +98,7 @@ impl SimulateArgs {
         }
 
         let violations = result.violations.as_deref().unwrap_or_default();
+        let mut out = String::new();
         match self.format {
             Format::Json => {
                 let doc = json!({
@@ -122,17 +124,19 @@ impl SimulateArgs {
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),
                     })),
                 });
-                println!("{}", serde_json::to_string_pretty(&doc)?);
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
             }
             Format::Table => {
-                println!("trace      {name} ({})", path.display());
-                println!(
+                writeln!(out, "trace      {name} ({})", path.display())?;
+                writeln!(
+                    out,
                     "           {} records, {} jobs after cleaning, {} users",
                     trace.records.len(),
                     workload.len(),
                     workload.user_count()
-                );
-                println!(
+                )?;
+                writeln!(
+                    out,
                     "cleaning   size source {}, run time ≤ 0 → {}, requested time ≤ 0 → {}, status {}",
                     policy.size_source,
                     policy.runtime,
@@ -141,8 +145,9 @@ impl SimulateArgs {
                         crate::workload::StatusFilter::All => "all".to_string(),
                         crate::workload::StatusFilter::Only(s) => format!("{s:?}"),
                     }
-                );
-                println!(
+                )?;
+                writeln!(
+                    out,
                     "           dropped: {} size ≤ 0, {} status, {} run time, {} requested time; \
                      {} run times over requested",
                     cleaning.dropped_size,
@@ -150,8 +155,9 @@ impl SimulateArgs {
                     cleaning.dropped_runtime,
                     cleaning.dropped_requested_time,
                     cleaning.runtime_over_requested
-                );
-                println!(
+                )?;
+                writeln!(
+                    out,
                     "platform   {} nodes at speed ×{} (unchanged: {} nodes{})",
                     result.platform.nodes,
                     result.platform.speed,
@@ -161,22 +167,24 @@ impl SimulateArgs {
                     } else {
                         ", from the trace header"
                     }
-                );
-                println!(
+                )?;
+                writeln!(
+                    out,
                     "scheduler  {}; walltime {}, walltime scaling {}",
                     self.scheduler, self.walltime, self.walltime_scaling
-                );
+                )?;
                 if let Some(v) = &result.violations {
                     if v.is_empty() {
-                        println!("check      all invariants hold");
+                        writeln!(out, "check      all invariants hold")?;
                     } else {
-                        println!("check      {} violations", v.len());
+                        writeln!(out, "check      {} violations", v.len())?;
                     }
                 }
-                println!();
-                print!("{}", metrics_table(&result.metrics));
+                writeln!(out)?;
+                write!(out, "{}", metrics_table(&result.metrics))?;
             }
         }
+        print_stdout(&out)?;
         if !violations.is_empty() {
             for v in violations.iter().take(20) {
                 eprintln!("violation: {v}");

@@ -1,13 +1,14 @@
 //! `campaign trace …`.
 
 use super::output::metrics_table;
-use super::{CleaningArgs, EXIT_OK, Format, TraceSource};
+use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
 use crate::metrics::recorded_metrics;
 use crate::platform::Platform;
 use crate::workload::trace_name;
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde_json::json;
+use std::fmt::Write as _;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum TraceCommand {
@@ -51,6 +52,7 @@ impl InfoArgs {
         let h = &trace.header;
         let first = workload.jobs().first().map(|j| j.submit);
         let last = workload.jobs().last().map(|j| j.submit);
+        let mut out = String::new();
         match self.format {
             Format::Json => {
                 let doc = json!({
@@ -78,10 +80,15 @@ impl InfoArgs {
                     "recorded_log": metrics,
                     "jobs_without_recorded_wait": missing_wait,
                 });
-                println!("{}", serde_json::to_string_pretty(&doc)?);
+                writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
             }
             Format::Table => {
-                println!("trace          {} ({})", trace_name(&path), path.display());
+                writeln!(
+                    out,
+                    "trace          {} ({})",
+                    trace_name(&path),
+                    path.display()
+                )?;
                 for key in [
                     "Version",
                     "Computer",
@@ -94,38 +101,42 @@ impl InfoArgs {
                     "TimeZoneString",
                 ] {
                     if let Some(v) = h.get(key) {
-                        println!("{key:<15}{v}");
+                        writeln!(out, "{key:<15}{v}")?;
                     }
                 }
                 for note in h.notes() {
-                    println!("{:<15}{note}", "Note");
+                    writeln!(out, "{:<15}{note}", "Note")?;
                 }
-                println!(
+                writeln!(
+                    out,
                     "job lines      {} (counted; MaxRecords is not trusted)",
                     trace.records.len()
-                );
-                println!(
+                )?;
+                writeln!(
+                    out,
                     "jobs           {} after cleaning ({} dropped with size ≤ 0)",
                     workload.len(),
                     cleaning.dropped_size
-                );
-                println!("users          {}", workload.user_count());
+                )?;
+                writeln!(out, "users          {}", workload.user_count())?;
                 if let (Some(a), Some(b)) = (first, last) {
-                    println!("submits        {a} s … {b} s");
+                    writeln!(out, "submits        {a} s … {b} s")?;
                 }
-                println!("platform       {nodes} nodes");
-                println!();
-                println!(
+                writeln!(out, "platform       {nodes} nodes")?;
+                writeln!(out)?;
+                writeln!(
+                    out,
                     "recorded log (the trace's own schedule{}):",
                     if missing_wait > 0 {
                         format!("; {missing_wait} jobs without a recorded wait left out")
                     } else {
                         String::new()
                     }
-                );
-                print!("{}", metrics_table(&metrics));
+                )?;
+                write!(out, "{}", metrics_table(&metrics))?;
             }
         }
+        print_stdout(&out)?;
         Ok(EXIT_OK)
     }
 }

@@ -386,3 +386,27 @@ fn trace_info_reports_hand_computed_counts_and_recorded_metrics() {
     assert_eq!(log["wait_max"].as_f64(), Some(90.0));
     assert_eq!(log["utilization"].as_f64(), Some(370.0 / 560.0));
 }
+
+/// Regression: `campaign … | head` closed the pipe and `println!` panicked (exit 101).
+/// A closed standard output now ends the report quietly with success.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin("campaign");
+    let trace = crate::common::trace_path("KTH-SP2-1996-2.1-cln");
+    for args in [vec!["simulate"], vec!["trace", "info"]] {
+        let mut child = Command::new(&bin)
+            .args(&args)
+            .arg(&trace)
+            .args(["--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
