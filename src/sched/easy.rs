@@ -37,6 +37,10 @@ pub struct Easy {
     extra: u32,
     started: Vec<bool>,
     candidates: Vec<(Time, u32)>,
+    /// Tests: rescan the whole queue at every pass (the reference for the incremental
+    /// pass).
+    #[cfg(test)]
+    pub(crate) force_full: bool,
 }
 
 impl Easy {
@@ -52,6 +56,8 @@ impl Easy {
             extra: 0,
             started: vec![false; jobs],
             candidates: Vec::new(),
+            #[cfg(test)]
+            force_full: false,
         }
     }
 
@@ -120,6 +126,10 @@ impl Scheduler for Easy {
     fn schedule(&mut self, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) -> Option<Time> {
         let mut free = ctx.free_nodes;
         let mut full = self.dirty || self.unbounded_running > 0 || self.examined == 0;
+        #[cfg(test)]
+        {
+            full |= self.force_full;
+        }
         self.dirty = false;
         while let Some(&head) = self.queue.front() {
             let size = ctx.jobs[head as usize].size;

@@ -12,6 +12,8 @@ mod fcfs;
 mod profile;
 #[cfg(test)]
 mod profile_oracle;
+#[cfg(test)]
+mod reference_tests;
 
 pub use crate::sim::Scheduler;
 pub use check::{Violation, check};
