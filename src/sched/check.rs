@@ -107,7 +107,11 @@ pub fn check(
         }
     }
 
-    let mut order: Vec<&JobRecord> = records.iter().filter(|r| r.start.is_some()).collect();
+    // Jobs that ran; a record with a start but no finish was reported above.
+    let mut order: Vec<&JobRecord> = records
+        .iter()
+        .filter(|r| r.start.is_some() && r.finish.is_some())
+        .collect();
     order.sort_by_key(|r| (r.submit, r.id));
     let kill = walltime == WalltimePolicy::Kill;
     match scheduler {
@@ -186,7 +190,8 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
             .filter(|s| s.start <= Some(became_head))
         {
             let (Some(st), Some(fin)) = (s.start, s.finish) else {
-                unreachable!()
+                next_start += 1; // cannot happen: `order` holds only jobs with both
+                continue;
             };
             by_estimate.insert((st + s.requested, next_start), s.size);
             finishes.push(Reverse((fin, st + s.requested, next_start)));
@@ -216,4 +221,45 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a record with a start but no finish made the EASY sweep panic
+    /// (`unreachable!`); it is a violation like any other malformed record.
+    #[test]
+    fn start_without_finish_is_a_violation_not_a_panic() {
+        let s = Time::from_secs;
+        let ok = JobRecord {
+            id: 1,
+            submit: s(0),
+            start: Some(s(0)),
+            finish: Some(s(10)),
+            size: 2,
+            runtime: s(10),
+            requested: s(10),
+            state: JobState::Completed,
+            promised_start: None,
+        };
+        let broken = JobRecord {
+            id: 2,
+            submit: s(1),
+            start: Some(s(10)),
+            finish: None,
+            ..ok
+        };
+        let late = JobRecord {
+            id: 3,
+            submit: s(2),
+            start: Some(s(20)),
+            finish: Some(s(30)),
+            ..ok
+        };
+        for kind in SchedulerKind::ALL {
+            let v = check(&[ok, broken, late], 2, *kind, WalltimePolicy::Kill);
+            assert!(v.iter().any(|v| v.job == 2), "{kind}: {v:?}");
+        }
+    }
 }

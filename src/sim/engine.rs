@@ -50,8 +50,6 @@ pub trait Submitter {
 pub struct SimOutput {
     /// One record per job, in job-index order.
     pub records: Vec<JobRecord>,
-    /// Number of scheduler passes (one per distinct event time, plus wake-ups).
-    pub passes: u64,
 }
 
 /// A scheduler or replay model broke the simulator's contract (a bug, not bad input).
@@ -215,7 +213,6 @@ where
     let mut sim = State::new(jobs, total_nodes);
     let mut new_submissions = Vec::new();
     let mut starts = Vec::new();
-    let mut passes = 0u64;
 
     submitter.initial(&mut new_submissions);
     sim.enqueue(&mut new_submissions, Time::from_millis(i64::MIN))?;
@@ -258,7 +255,6 @@ where
 
         // One scheduler pass for the instant. Jobs started with a zero execution time
         // end at `now` too, in a further batch and pass at the same instant.
-        passes += 1;
         let wakeup = scheduler.schedule(&sim.context(now), &mut starts);
         for idx in starts.drain(..) {
             sim.start(idx, now)?;
@@ -287,5 +283,5 @@ where
             promised_start: scheduler.promised_start(i as JobIdx),
         })
         .collect();
-    Ok(SimOutput { records, passes })
+    Ok(SimOutput { records })
 }
