@@ -78,6 +78,13 @@ macro_rules! choice {
                 s.serialize_str(self.name())
             }
         }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
     };
 }
 
@@ -104,5 +111,11 @@ mod tests {
             "unknown colour \"green\"; expected one of: red, dark-blue"
         );
         assert_eq!(serde_json::to_string(&Colour::Red).unwrap(), "\"red\"");
+        assert_eq!(
+            serde_json::from_str::<Colour>("\"dark-blue\"").unwrap(),
+            Colour::DarkBlue
+        );
+        let e = serde_json::from_str::<Colour>("\"green\"").unwrap_err();
+        assert!(e.to_string().starts_with("unknown colour \"green\""), "{e}");
     }
 }

@@ -1,10 +1,12 @@
 //! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
 //!
-//! Layers, lowest first (a layer never imports a higher one): [`time`], [`swf`],
+//! Layers, lowest first (a layer never imports a higher one): [`time`] and
+//! [`quantile`], [`swf`],
 //! [`workload`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
 //! (one simulation end to end), and [`cli`] (command-line types → library calls).
 
 pub(crate) mod choice;
+pub mod quantile;
 
 pub mod cli;
 pub mod metrics;

@@ -2,9 +2,9 @@
 //! → records → metrics. [`RunOptions`] holds every choice; [`RunResult`] everything
 //! produced. The campaign runner repeats this for each grid point.
 
-use crate::metrics::SchedulingMetrics;
+use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, lateness_by_user};
 use crate::platform::{Platform, PlatformChange, PlatformError};
-use crate::replay::Rigid;
+use crate::replay::{ReplayError, ReplayModel};
 use crate::sched::{SchedulerKind, Violation, check};
 use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate};
 use crate::workload::Workload;
@@ -18,6 +18,7 @@ pub struct RunOptions {
     pub change: PlatformChange,
     pub scheduler: SchedulerKind,
     pub semantics: Semantics,
+    pub replay: ReplayModel,
     /// Run the invariant checker on the records.
     pub check: bool,
 }
@@ -29,6 +30,7 @@ impl Default for RunOptions {
             change: PlatformChange::NONE,
             scheduler: SchedulerKind::default(),
             semantics: Semantics::default(),
+            replay: ReplayModel::default(),
             check: false,
         }
     }
@@ -44,6 +46,10 @@ pub struct RunResult {
     pub jobs: Vec<SimJob>,
     pub output: SimOutput,
     pub metrics: SchedulingMetrics,
+    /// Replay submit times against the recorded ones, over all jobs.
+    pub lateness: Lateness,
+    /// The same per user, in increasing user id order.
+    pub user_lateness: Vec<UserLateness>,
     /// `Some` when checking was asked for: every violation found.
     pub violations: Option<Vec<Violation>>,
 }
@@ -54,13 +60,15 @@ pub enum RunError {
     Platform(#[from] PlatformError),
     #[error("the trace header gives no platform size (MaxProcs or MaxNodes); give the node count")]
     NoPlatformSize,
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
     #[error("simulation failed: {0}")]
     Sim(#[from] SimError),
     #[error("the workload has more than {} jobs", JobIdx::MAX)]
     TooManyJobs,
 }
 
-/// Simulates `workload` under `options` with rigid replay.
+/// Simulates `workload` under `options`.
 pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunError> {
     if workload.len() > JobIdx::MAX as usize {
         return Err(RunError::TooManyJobs);
@@ -75,11 +83,27 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     };
     let base_platform = Platform::new(nodes, 1.0)?;
     let platform = base_platform.changed(options.change)?;
+    if options.scheduler == SchedulerKind::Recorded
+        && let Some(j) = workload.jobs().iter().find(|j| j.recorded_wait.is_none())
+    {
+        return Err(ReplayError::NoWait {
+            job: j.id,
+            count: workload
+                .jobs()
+                .iter()
+                .filter(|j| j.recorded_wait.is_none())
+                .count(),
+        }
+        .into());
+    }
     let jobs = prepare(workload, platform, options.semantics);
     let mut scheduler = options.scheduler.build(jobs.len());
-    let mut replay = Rigid::new(workload);
-    let output = simulate(&jobs, platform.nodes, scheduler.as_mut(), &mut replay)?;
+    let mut replay = options.replay.submitter(workload)?;
+    let output = simulate(&jobs, platform.nodes, scheduler.as_mut(), replay.as_mut())?;
     let metrics = SchedulingMetrics::of(&output.records, platform.nodes);
+    let recorded: Vec<_> = workload.jobs().iter().map(|j| j.submit).collect();
+    let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
+    let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
     let violations = options.check.then(|| {
         check(
             &output.records,
@@ -94,6 +118,8 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         jobs,
         output,
         metrics,
+        lateness: lateness(&recorded, &replayed),
+        user_lateness: lateness_by_user(&users, &recorded, &replayed),
         violations,
     })
 }

@@ -2,6 +2,7 @@
 //! library below never sees clap or stdout; this module and `main.rs` are the edge.
 
 mod output;
+mod sessions;
 mod simulate;
 mod trace;
 
@@ -9,7 +10,7 @@ use crate::Choice;
 use crate::swf::{ParseOptions, SwfTrace, read_path};
 use crate::workload::{
     CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV,
-    TraceLocator,
+    TraceLocator, WaitPolicy,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -40,6 +41,8 @@ pub struct Cli {
 enum Command {
     /// Simulate one workload trace on one platform under one scheduler.
     Simulate(simulate::SimulateArgs),
+    /// Cut each user's jobs into sessions and print the session graphs' statistics.
+    Sessions(sessions::SessionsArgs),
     /// Inspect workload traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -56,6 +59,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Simulate(args) => args.run(),
+        Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),
     };
     match result {
@@ -136,6 +140,10 @@ struct CleaningArgs {
     /// Requested time ≤ 0 (−1 = unknown): use the run time, or drop the job.
     #[arg(long, default_value_t, value_parser = choice::<RequestedTimePolicy>())]
     requested_time_policy: RequestedTimePolicy,
+    /// Recorded wait time unknown (−1): keep it unknown (feedback replay and the
+    /// recorded scheduler then refuse the trace), take it as 0, or drop the job.
+    #[arg(long, default_value_t, value_parser = choice::<WaitPolicy>())]
+    wait_policy: WaitPolicy,
     /// Keep only jobs with these SWF statuses (comma-separated, e.g. 1,0); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
@@ -147,6 +155,7 @@ impl CleaningArgs {
             size_source: self.size_source,
             runtime: self.runtime_policy,
             requested_time: self.requested_time_policy,
+            wait: self.wait_policy,
             status: if self.status.is_empty() {
                 StatusFilter::All
             } else {

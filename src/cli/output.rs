@@ -1,7 +1,7 @@
 //! Rendering results: the metrics table, the per-job CSV (Batsim's `_jobs.csv`
 //! columns), and the simulated schedule as SWF.
 
-use crate::metrics::SchedulingMetrics;
+use crate::metrics::{Lateness, SchedulingMetrics, UserLateness};
 use crate::sim::{JobRecord, JobState};
 use crate::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
 use crate::workload::Workload;
@@ -48,6 +48,62 @@ pub(crate) fn metrics_table(m: &SchedulingMetrics) -> String {
         "jobs", j.total, j.completed, j.killed, j.rejected
     );
     out
+}
+
+/// Lateness against the recorded submit times, under the metrics table's columns.
+pub(crate) fn lateness_table(l: &Lateness) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  {:<34}{:>14.4}{:>16.1}",
+        "lateness, mean",
+        l.mean_s / DAY,
+        l.mean_s
+    );
+    let opt =
+        |v: Option<f64>, digits: usize| v.map_or("—".to_string(), |v| format!("{v:.digits$}"));
+    let _ = writeln!(
+        out,
+        "  {:<34}{:>14}",
+        "lateness, relative",
+        opt(l.relative, 4)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<34}{:>14}{:>16}",
+        "lateness, additional",
+        "",
+        opt(l.additional_s, 2)
+    );
+    out
+}
+
+/// One row per user: jobs and lateness (seconds; empty where undefined).
+pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Result<()> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut out = BufWriter::new(file);
+    let write = |out: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
+        writeln!(
+            out,
+            "user,jobs,mean_lateness_s,relative_lateness,additional_lateness_s"
+        )?;
+        let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        for u in users {
+            let l = &u.lateness;
+            writeln!(
+                out,
+                "{},{},{},{},{}",
+                u.user,
+                l.jobs,
+                l.mean_s,
+                opt(l.relative),
+                opt(l.additional_s)
+            )?;
+        }
+        out.flush()
+    };
+    write(&mut out).with_context(|| format!("writing {}", path.display()))
 }
 
 /// One row per job, with Batsim's `_jobs.csv` column names; times in seconds. Rejected
@@ -100,7 +156,8 @@ pub(crate) fn write_jobs_csv(path: &Path, records: &[JobRecord]) -> anyhow::Resu
 /// The simulated schedule as SWF: each workload job with its simulated submit, wait and
 /// run times (rounded to whole seconds), its size as allocated processors, and status 1
 /// (completed), 0 (killed at walltime) or 5 (rejected: wait and run −1). Every other
-/// field is the original's.
+/// field is the original's. Lines are sorted by (simulated submit, job id): a replay
+/// with feedback can reorder submissions.
 pub(crate) fn write_schedule_swf(
     path: &Path,
     workload: &Workload,
@@ -109,10 +166,11 @@ pub(crate) fn write_schedule_swf(
 ) -> anyhow::Result<()> {
     let mut lines = workload.header.lines().to_vec();
     lines.extend(notes.iter().map(|n| format!(" Note: {n}")));
-    let swf_records = workload
-        .jobs()
-        .iter()
-        .zip(records)
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    order.sort_by_key(|&i| (records[i].submit, records[i].id));
+    let swf_records = order
+        .into_iter()
+        .map(|i| (&workload.jobs()[i], &records[i]))
         .map(|(job, r)| {
             let secs = |t: crate::time::Time| t.round_secs();
             let mut out = SwfRecord {

@@ -1,8 +1,11 @@
 //! `campaign simulate`.
 
-use super::output::{metrics_table, write_jobs_csv, write_schedule_swf};
+use super::output::{
+    lateness_table, metrics_table, write_jobs_csv, write_schedule_swf, write_users_csv,
+};
 use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::platform::PlatformChange;
+use crate::replay::ReplayModel;
 use crate::run::{RunOptions, run};
 use crate::sched::SchedulerKind;
 use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
@@ -48,10 +51,21 @@ pub(crate) struct SimulateArgs {
     /// With a speed change, the requested time is kept or scaled like the run time.
     #[arg(long, default_value_t, value_parser = choice::<WalltimeScaling>())]
     walltime_scaling: WalltimeScaling,
+    /// Replay model: rigid (recorded submit times), a0, a60 (feedback, sessions cut at
+    /// inter-arrival gaps over 0 or 60 minutes), or feedback:DELIM:MINUTES[:DEPS] with
+    /// DELIM arrival|last|max and DEPS reduced (default: the paper's session graph) or
+    /// all (every depends-on pair).
+    #[arg(long, default_value = "rigid", value_name = "MODEL")]
+    replay: ReplayModel,
+    /// Write one row per user (jobs and mean, relative and additional lateness) to this
+    /// CSV file.
+    #[arg(long, value_name = "FILE.csv")]
+    users_out: Option<PathBuf>,
     /// Write one row per job (Batsim `_jobs.csv` columns) to this CSV file.
     #[arg(long, value_name = "FILE.csv")]
     jobs_out: Option<PathBuf>,
-    /// Write the simulated schedule as SWF to this file.
+    /// Write the simulated schedule as SWF to this file (with the replayed submit times,
+    /// sorted by them).
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
     /// table: labelled text (days and seconds); json: everything, with the policies.
@@ -75,6 +89,7 @@ impl SimulateArgs {
                 walltime: self.walltime,
                 walltime_scaling: self.walltime_scaling,
             },
+            replay: self.replay,
             check: self.check,
         };
         let result = run(&workload, &options)?;
@@ -83,11 +98,15 @@ impl SimulateArgs {
         if let Some(out) = &self.jobs_out {
             write_jobs_csv(out, &result.output.records)?;
         }
+        if let Some(out) = &self.users_out {
+            write_users_csv(out, &result.user_lateness)?;
+        }
         if let Some(out) = &self.swf_out {
             let notes = [format!(
-                "simulated by campaign {}: scheduler {}, {} nodes, speed ×{}, walltime {}, \
-                 walltime scaling {}",
+                "simulated by campaign {}: replay {}, scheduler {}, {} nodes, speed ×{}, \
+                 walltime {}, walltime scaling {}",
                 env!("CARGO_PKG_VERSION"),
+                self.replay,
                 self.scheduler,
                 result.platform.nodes,
                 result.platform.speed,
@@ -117,8 +136,10 @@ impl SimulateArgs {
                         "simulated": result.platform,
                     },
                     "scheduler": self.scheduler,
+                    "replay": self.replay,
                     "semantics": options.semantics,
                     "metrics": result.metrics,
+                    "lateness": result.lateness,
                     "check": result.violations.as_ref().map(|v| json!({
                         "violations": v.len(),
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),
@@ -173,6 +194,7 @@ impl SimulateArgs {
                     "scheduler  {}; walltime {}, walltime scaling {}",
                     self.scheduler, self.walltime, self.walltime_scaling
                 )?;
+                writeln!(out, "replay     {}", self.replay)?;
                 if let Some(v) = &result.violations {
                     if v.is_empty() {
                         writeln!(out, "check      all invariants hold")?;
@@ -182,6 +204,7 @@ impl SimulateArgs {
                 }
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&result.metrics))?;
+                write!(out, "{}", lateness_table(&result.lateness))?;
             }
         }
         print_stdout(&out)?;

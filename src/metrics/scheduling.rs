@@ -99,17 +99,9 @@ impl SchedulingMetrics {
     }
 }
 
+/// The median, interpolating between the two middle values; NaN when empty.
 fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_unstable_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
+    crate::quantile::quantile(values, 0.5)
 }
 
 /// The trace's own schedule as records: start = submit + recorded wait, finish = start +

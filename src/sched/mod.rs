@@ -3,7 +3,8 @@
 //! checker over their output ([`check`]).
 //!
 //! Every scheduler decides from job sizes and estimates (requested times) only. Each is
-//! one file: [`Fcfs`], [`Easy`], [`Conservative`].
+//! one file: [`Fcfs`], [`Easy`], [`Conservative`], and [`Recorded`] (the trace's own
+//! schedule).
 
 mod check;
 mod conservative;
@@ -12,6 +13,7 @@ mod fcfs;
 mod profile;
 #[cfg(test)]
 mod profile_oracle;
+mod recorded;
 #[cfg(test)]
 mod reference_tests;
 
@@ -20,6 +22,7 @@ pub use check::{Violation, check};
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fcfs::Fcfs;
+pub use recorded::Recorded;
 
 use crate::choice::choice;
 use crate::time::Time;
@@ -34,6 +37,9 @@ choice! {
         Easy => "easy",
         /// Conservative backfilling: every queued job gets a reservation.
         Conservative => "conservative",
+        /// The trace's own schedule: each job starts its recorded wait time after its
+        /// submission, whatever the node count (reproduces the recorded log).
+        Recorded => "recorded",
     }
 }
 
@@ -44,6 +50,7 @@ impl SchedulerKind {
             SchedulerKind::Fcfs => Box::new(Fcfs::default()),
             SchedulerKind::Easy => Box::new(Easy::new(jobs)),
             SchedulerKind::Conservative => Box::new(Conservative::new(jobs)),
+            SchedulerKind::Recorded => Box::new(Recorded::default()),
         }
     }
 }

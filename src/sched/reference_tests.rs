@@ -52,6 +52,7 @@ pub(crate) fn workload(rng: &mut Rng, kill: bool) -> (Vec<SimJob>, Vec<Time>, u3
                 runtime,
                 estimate,
                 limit: kill.then_some(estimate),
+                recorded_wait: None,
             }
         })
         .collect();

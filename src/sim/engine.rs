@@ -34,6 +34,12 @@ pub trait Scheduler {
     fn promised_start(&self, _job: JobIdx) -> Option<Time> {
         None
     }
+    /// Whether this scheduler may start jobs beyond the free nodes (the `recorded`
+    /// scheduler, which replays the trace's own start times). The simulator then skips
+    /// its capacity check and reports `free_nodes` as 0 while nodes are overcommitted.
+    fn ignores_capacity(&self) -> bool {
+        false
+    }
 }
 
 /// Decides when jobs are submitted: the replay model.
@@ -97,7 +103,8 @@ enum Phase {
 struct State<'a> {
     jobs: &'a [SimJob],
     total_nodes: u32,
-    free: u32,
+    /// Nodes in use; above `total_nodes` only under a scheduler that ignores capacity.
+    busy: u64,
     heap: BinaryHeap<Event>,
     phase: Vec<Phase>,
     submit: Vec<Time>,
@@ -114,7 +121,7 @@ impl<'a> State<'a> {
         State {
             jobs,
             total_nodes,
-            free: total_nodes,
+            busy: 0,
             heap: BinaryHeap::with_capacity(n.min(1 << 20) + 16),
             phase: vec![Phase::Unsubmitted; n],
             submit: vec![Time::ZERO; n],
@@ -129,7 +136,7 @@ impl<'a> State<'a> {
         Context {
             now,
             jobs: self.jobs,
-            free_nodes: self.free,
+            free_nodes: self.free(),
             total_nodes: self.total_nodes,
         }
     }
@@ -156,22 +163,26 @@ impl<'a> State<'a> {
         Ok(())
     }
 
+    fn free(&self) -> u32 {
+        u64::from(self.total_nodes).saturating_sub(self.busy) as u32
+    }
+
     /// Starts a job the scheduler chose, scheduling its end.
-    fn start(&mut self, idx: JobIdx, now: Time) -> Result<(), SimError> {
+    fn start(&mut self, idx: JobIdx, now: Time, check_capacity: bool) -> Result<(), SimError> {
         let i = idx as usize;
         let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
         if self.phase[i] != Phase::Waiting {
             return Err(SimError::NotWaiting { now, id: job.id });
         }
-        if job.size > self.free {
+        if check_capacity && job.size > self.free() {
             return Err(SimError::Overcommit {
                 now,
                 id: job.id,
                 size: job.size,
-                free: self.free,
+                free: self.free(),
             });
         }
-        self.free -= job.size;
+        self.busy += u64::from(job.size);
         self.phase[i] = Phase::Running;
         let end = now + job.execution_time();
         self.start[i] = Some(now);
@@ -213,6 +224,7 @@ where
     let mut sim = State::new(jobs, total_nodes);
     let mut new_submissions = Vec::new();
     let mut starts = Vec::new();
+    let check_capacity = !scheduler.ignores_capacity();
 
     submitter.initial(&mut new_submissions);
     sim.enqueue(&mut new_submissions, Time::from_millis(i64::MIN))?;
@@ -228,7 +240,7 @@ where
             let i = idx as usize;
             match class {
                 COMPLETION => {
-                    sim.free += jobs[i].size;
+                    sim.busy -= u64::from(jobs[i].size);
                     sim.phase[i] = Phase::Done;
                     scheduler.ended(idx, &sim.context(now));
                     submitter.ended(idx, now, sim.state[i], &mut new_submissions);
@@ -257,7 +269,7 @@ where
         // end at `now` too, in a further batch and pass at the same instant.
         let wakeup = scheduler.schedule(&sim.context(now), &mut starts);
         for idx in starts.drain(..) {
-            sim.start(idx, now)?;
+            sim.start(idx, now, check_capacity)?;
         }
         if let Some(w) = wakeup.filter(|&w| w > now) {
             sim.wake_at(w);

@@ -47,6 +47,9 @@ pub struct SimJob {
     pub estimate: Time,
     /// The job is killed after running this long (`None`: never).
     pub limit: Option<Time>,
+    /// The wait time recorded in the trace (`None`: unknown). Only the `recorded`
+    /// scheduler reads it.
+    pub recorded_wait: Option<Time>,
 }
 
 impl SimJob {
@@ -86,6 +89,7 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
                 runtime,
                 estimate,
                 limit,
+                recorded_wait: j.recorded_wait,
             }
         })
         .collect()

@@ -41,6 +41,21 @@ choice! {
     }
 }
 
+choice! {
+    /// What to do with an unknown recorded wait time (−1). Only feedback replay (which
+    /// needs each job's recorded finish) and the `recorded` scheduler use wait times;
+    /// they refuse a workload with unknown ones rather than guess.
+    pub enum WaitPolicy("wait policy") {
+        /// Keep the job with its wait time unknown.
+        #[default]
+        Unknown => "unknown",
+        /// Take the wait time as 0 (recorded finish = submit + run time).
+        Zero => "zero",
+        /// Drop the job.
+        Drop => "drop",
+    }
+}
+
 /// Which jobs to keep by SWF status (field 11).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -61,6 +76,7 @@ pub struct CleaningPolicy {
     pub size_source: SizeSource,
     pub runtime: RuntimePolicy,
     pub requested_time: RequestedTimePolicy,
+    pub wait: WaitPolicy,
     pub status: StatusFilter,
 }
 
@@ -73,12 +89,17 @@ pub struct CleaningReport {
     pub dropped_size: usize,
     pub dropped_runtime: usize,
     pub dropped_requested_time: usize,
+    pub dropped_wait: usize,
     /// Jobs whose size came from the fallback field.
     pub size_from_fallback: usize,
     /// Run times ≤ 0 set to 0.
     pub runtime_zeroed: usize,
     /// Requested times ≤ 0 replaced by the run time.
     pub requested_time_from_runtime: usize,
+    /// Unknown wait times (−1) set to 0.
+    pub wait_zeroed: usize,
+    /// Jobs left with an unknown wait time.
+    pub wait_unknown: usize,
     /// Jobs whose run time exceeds their requested time (kept; the walltime policy of
     /// the run decides what happens to them).
     pub runtime_over_requested: usize,
@@ -150,6 +171,24 @@ impl CleaningPolicy {
                 }
             }
         };
+        let recorded_wait = if r.wait >= 0 {
+            Some(Time::from_secs(r.wait))
+        } else {
+            match self.wait {
+                WaitPolicy::Unknown => {
+                    report.wait_unknown += 1;
+                    None
+                }
+                WaitPolicy::Zero => {
+                    report.wait_zeroed += 1;
+                    Some(Time::ZERO)
+                }
+                WaitPolicy::Drop => {
+                    report.dropped_wait += 1;
+                    return None;
+                }
+            }
+        };
         report.runtime_over_requested += usize::from(runtime > requested);
         Some(Job {
             id: r.job,
@@ -159,7 +198,7 @@ impl CleaningPolicy {
             size,
             requested_time: Time::from_secs(requested),
             status: r.status,
-            recorded_wait: (r.wait >= 0).then(|| Time::from_secs(r.wait)),
+            recorded_wait,
             swf: *r,
         })
     }
@@ -227,6 +266,31 @@ mod tests {
         let (w, r) = strict.apply(&t);
         assert!(w.is_empty());
         assert_eq!((r.dropped_runtime, r.dropped_requested_time), (1, 1));
+    }
+
+    #[test]
+    fn unknown_wait_times_are_kept_zeroed_or_dropped() {
+        let mut unknown = rec(1, 1, 1, 5, 5, 1);
+        unknown.wait = -1;
+        let t = trace(vec![unknown, rec(2, 1, 1, 5, 5, 1)]);
+        let (w, r) = CleaningPolicy::default().apply(&t);
+        let waits: Vec<_> = w.jobs().iter().map(|j| (j.id, j.recorded_wait)).collect();
+        assert_eq!(waits, [(2, Some(Time::ZERO)), (1, None)]);
+        assert_eq!(r.wait_unknown, 1);
+        for (policy, kept, zeroed, dropped) in
+            [(WaitPolicy::Zero, 2, 1, 0), (WaitPolicy::Drop, 1, 0, 1)]
+        {
+            let (w, r) = CleaningPolicy {
+                wait: policy,
+                ..CleaningPolicy::default()
+            }
+            .apply(&t);
+            assert!(w.jobs().iter().all(|j| j.recorded_wait == Some(Time::ZERO)));
+            assert_eq!(
+                (w.len(), r.wait_zeroed, r.dropped_wait),
+                (kept, zeroed, dropped)
+            );
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod clean;
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
     CleaningPolicy, CleaningReport, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter,
+    WaitPolicy,
 };
 
 use crate::swf::{SwfHeader, SwfRecord};

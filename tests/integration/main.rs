@@ -5,5 +5,7 @@
 mod bad_input;
 mod common;
 mod properties;
+mod replay;
+mod replay_hand;
 mod schedules;
 mod traces;

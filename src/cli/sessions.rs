@@ -1,0 +1,156 @@
+//! `campaign sessions`.
+
+use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
+use crate::quantile::quantile;
+use crate::replay::{Delimitation, Delimiter, GraphStats, SessionGraph};
+use crate::workload::trace_name;
+use anyhow::Context as _;
+use clap::Args;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub(crate) struct SessionsArgs {
+    #[command(flatten)]
+    source: TraceSource,
+    #[command(flatten)]
+    cleaning: CleaningArgs,
+    /// A user's job opens a new session when the gap to the previous job exceeds the
+    /// threshold: arrival (inter-arrival time), last (think time after the previous
+    /// job's end), max (think time after the latest end so far).
+    #[arg(long, default_value_t, value_parser = choice::<Delimiter>())]
+    delim: Delimiter,
+    /// The threshold in minutes (≥ 0; a gap equal to it does not open a session).
+    #[arg(long, value_name = "MINUTES", allow_hyphen_values = true)]
+    threshold: f64,
+    /// Write every user's sessions and reduced dependency graph as JSON to this file.
+    #[arg(long, value_name = "FILE.json")]
+    out: Option<PathBuf>,
+    /// table: summary over users; json: the summary and every user's statistics.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// min, median, 90th percentile and max of one statistic over users.
+fn spread(values: impl Iterator<Item = f64>) -> [f64; 4] {
+    let mut v: Vec<f64> = values.collect();
+    [0.0, 0.5, 0.9, 1.0].map(|q| quantile(&mut v, q))
+}
+
+fn summary(stats: &GraphStats) -> serde_json::Value {
+    let u = &stats.users;
+    let row = |f: &dyn Fn(&crate::replay::UserGraphStats) -> f64| {
+        let [min, median, p90, max] = spread(u.iter().map(f));
+        json!({ "min": min, "median": median, "p90": p90, "max": max })
+    };
+    json!({
+        "users": u.len(),
+        "jobs": u.iter().map(|x| x.jobs).sum::<usize>(),
+        "sessions": u.iter().map(|x| x.sessions).sum::<usize>(),
+        "edges": u.iter().map(|x| x.edges).sum::<usize>(),
+        "root_edges": u.iter().map(|x| x.roots).sum::<usize>(),
+        "per_user": {
+            "sessions": row(&|x| x.sessions as f64),
+            "longest_path": row(&|x| f64::from(x.longest_path)),
+            "max_in_degree": row(&|x| f64::from(x.max_in_degree)),
+            "max_out_degree": row(&|x| f64::from(x.max_out_degree)),
+        },
+    })
+}
+
+impl SessionsArgs {
+    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        let (path, trace) = self.source.load()?;
+        let policy = self.cleaning.to_policy();
+        let (workload, cleaning) = policy.apply(&trace);
+        let delimitation = Delimitation::new(self.delim, self.threshold)?;
+        let graph = SessionGraph::build(&workload, delimitation)?;
+        let name = trace_name(&path);
+        let stats = graph.stats();
+
+        if let Some(out) = &self.out {
+            let doc = graph.doc(&workload, &name);
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("creating {}", out.display()))?;
+            serde_json::to_writer(std::io::BufWriter::new(file), &doc)
+                .with_context(|| format!("writing {}", out.display()))?;
+        }
+
+        let summary = summary(&stats);
+        let mut text = String::new();
+        match self.format {
+            Format::Json => {
+                let doc = json!({
+                    "trace": { "name": name, "path": path, "jobs": workload.len() },
+                    "cleaning": { "policy": policy, "report": cleaning },
+                    "delimiter": stats.delimiter,
+                    "threshold_minutes": stats.threshold_minutes,
+                    "summary": summary,
+                    "think_times": stats.think_times,
+                    "users": stats.users,
+                });
+                writeln!(text, "{}", serde_json::to_string_pretty(&doc)?)?;
+            }
+            Format::Table => {
+                let t = &stats.think_times;
+                writeln!(text, "trace      {name} ({})", path.display())?;
+                writeln!(
+                    text,
+                    "sessions   {} {} min: {} users, {} jobs, {} sessions; reduced graph: {} edges \
+                     (+ {} from the root)",
+                    self.delim,
+                    stats.threshold_minutes,
+                    summary["users"],
+                    summary["jobs"],
+                    summary["sessions"],
+                    summary["edges"],
+                    summary["root_edges"],
+                )?;
+                writeln!(text)?;
+                writeln!(
+                    text,
+                    "  {:<22}{:>10}{:>10}{:>10}{:>10}",
+                    "per user", "min", "median", "p90", "max"
+                )?;
+                for (label, key) in [
+                    ("sessions", "sessions"),
+                    ("longest path", "longest_path"),
+                    ("max in-degree", "max_in_degree"),
+                    ("max out-degree", "max_out_degree"),
+                ] {
+                    let r = &summary["per_user"][key];
+                    let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+                    writeln!(
+                        text,
+                        "  {label:<22}{:>10}{:>10}{:>10.1}{:>10}",
+                        f("min"),
+                        f("median"),
+                        f("p90"),
+                        f("max")
+                    )?;
+                }
+                writeln!(text)?;
+                let h = |s: f64| s / 3600.0;
+                writeln!(
+                    text,
+                    "  think times ({} edges): {:.1} % under 1 h, {:.1} % under 10 h",
+                    t.edges,
+                    100.0 * t.under_1h,
+                    100.0 * t.under_10h
+                )?;
+                writeln!(
+                    text,
+                    "  quantiles (hours)     10 %: {:.2}   25 %: {:.2}   50 %: {:.2}   75 %: {:.2}   90 %: {:.2}",
+                    h(t.p10_s),
+                    h(t.p25_s),
+                    h(t.p50_s),
+                    h(t.p75_s),
+                    h(t.p90_s)
+                )?;
+            }
+        }
+        print_stdout(&text)?;
+        Ok(EXIT_OK)
+    }
+}
