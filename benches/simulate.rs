@@ -1,11 +1,12 @@
-//! Benchmarks: SWF parsing, and the simulator with each scheduler on real traces.
+//! Benchmarks: SWF parsing, the simulator with each scheduler on real traces, replay
+//! with feedback against rigid replay, and building session graphs.
 //!
 //! Traces come from `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`.
 //! Run: `cargo bench --bench simulate`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use campaign::platform::{Platform, PlatformChange};
-use campaign::replay::Rigid;
+use campaign::replay::{Delimitation, Delimiter, ReplayModel, Rigid, SessionGraph};
 use campaign::sched::SchedulerKind;
 use campaign::sim::{Semantics, prepare, simulate};
 use campaign::swf::{ParseOptions, read_path};
@@ -78,9 +79,80 @@ fn schedulers(c: &mut Criterion) {
     group.finish();
 }
 
+/// A whole EASY run on SDSC-SP2 under each replay model, the model's setup (session
+/// partition and graph) included.
+fn replay(c: &mut Criterion) {
+    let sdsc = workload("SDSC-SP2-1998-4.2-cln");
+    let mut group = c.benchmark_group("replay/SDSC-SP2/easy");
+    group.throughput(Throughput::Elements(sdsc.len() as u64));
+    group.measurement_time(Duration::from_secs(8));
+    let platform = Platform::new(128, 1.0).unwrap();
+    let jobs = prepare(&sdsc, platform, Semantics::default());
+    for model in ["a0", "a60", "feedback:arrival:0:all"] {
+        let model: ReplayModel = model.parse().unwrap();
+        group.bench_function(format!("setup-only/{model}"), |b| {
+            b.iter(|| model.submitter(black_box(&sdsc)).unwrap())
+        });
+    }
+    // The a0 schedule's submit times replayed rigidly: the simulator and EASY on the
+    // same arrivals, without the replay model (separates its cost from the schedule's).
+    let a0: ReplayModel = "a0".parse().unwrap();
+    let mut replay = a0.submitter(&sdsc).unwrap();
+    let mut sched = SchedulerKind::Easy.build(jobs.len());
+    let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
+    let mut moved = sdsc.jobs().to_vec();
+    for (job, r) in moved.iter_mut().zip(&out.records) {
+        job.submit = r.submit;
+    }
+    let moved = Workload::new(moved, sdsc.header.clone());
+    let moved_jobs = prepare(&moved, platform, Semantics::default());
+    group.bench_function("rigid-at-a0-submit-times", |b| {
+        b.iter(|| {
+            let mut sched = SchedulerKind::Easy.build(moved_jobs.len());
+            let mut replay = Rigid::new(&moved);
+            simulate(black_box(&moved_jobs), 128, sched.as_mut(), &mut replay).unwrap()
+        })
+    });
+    for model in ["rigid", "a0", "a60", "feedback:arrival:0:all"] {
+        let model: ReplayModel = model.parse().unwrap();
+        group.bench_function(model.to_string(), |b| {
+            b.iter(|| {
+                let mut sched = SchedulerKind::Easy.build(jobs.len());
+                let mut replay = model.submitter(&sdsc).unwrap();
+                simulate(black_box(&jobs), 128, sched.as_mut(), replay.as_mut()).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Session graphs of the largest trace: the partition with its dependency prefixes
+/// (all a replay with `all` dependencies needs), and the reduced edges on top.
+fn sessions(c: &mut Criterion) {
+    let curie = workload("CEA-Curie-2011-2.1-cln");
+    let mut group = c.benchmark_group("sessions/CEA-Curie");
+    group.throughput(Throughput::Elements(curie.len() as u64));
+    group.measurement_time(Duration::from_secs(8));
+    for minutes in [0.0, 60.0] {
+        let d = Delimitation::new(Delimiter::Arrival, minutes).unwrap();
+        group.bench_function(format!("build/a{minutes}"), |b| {
+            b.iter(|| SessionGraph::build(black_box(&curie), d).unwrap())
+        });
+        group.bench_function(format!("build+reduced-edges/a{minutes}"), |b| {
+            b.iter(|| {
+                let g = SessionGraph::build(black_box(&curie), d).unwrap();
+                (0..g.users.len())
+                    .map(|u| g.reduced_edges(u).len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers
+    targets = parse, schedulers, replay, sessions
 }
 criterion_main!(benches);

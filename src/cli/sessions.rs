@@ -2,7 +2,7 @@
 
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::quantile::quantile;
-use crate::replay::{Delimitation, Delimiter, GraphStats, SessionGraph};
+use crate::replay::{Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph};
 use crate::workload::trace_name;
 use anyhow::Context as _;
 use clap::Args;
@@ -22,7 +22,7 @@ pub(crate) struct SessionsArgs {
     #[arg(long, default_value_t, value_parser = choice::<Delimiter>())]
     delim: Delimiter,
     /// The threshold in minutes (≥ 0; a gap equal to it does not open a session).
-    #[arg(long, value_name = "MINUTES", allow_hyphen_values = true)]
+    #[arg(long, value_name = "MINUTES", allow_hyphen_values = true, value_parser = minutes)]
     threshold: f64,
     /// Write every user's sessions and reduced dependency graph as JSON to this file.
     #[arg(long, value_name = "FILE.json")]
@@ -30,6 +30,14 @@ pub(crate) struct SessionsArgs {
     /// table: summary over users; json: the summary and every user's statistics.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+}
+
+/// A threshold in minutes, checked as the library checks it.
+fn minutes(s: &str) -> Result<f64, ReplayError> {
+    let m: f64 = s
+        .parse()
+        .map_err(|_| ReplayError::BadThreshold(s.to_string()))?;
+    Delimitation::new(Delimiter::Arrival, m).map(|_| m)
 }
 
 /// min, median, 90th percentile and max of one statistic over users.

@@ -47,7 +47,6 @@
 use super::{Dependencies, SessionGraph};
 use crate::sim::{JobIdx, JobState, Submitter};
 use crate::time::Time;
-use crate::workload::Workload;
 
 /// How far one user's replay has got (dependencies `all`).
 #[derive(Debug, Clone)]
@@ -66,10 +65,18 @@ struct ReducedEdges {
     /// Successors of session s: `succ[start[s]..start[s + 1]]`, with think times.
     start: Vec<u32>,
     succ: Vec<(u32, Time)>,
-    /// Predecessors not yet finished.
-    pending: Vec<u32>,
-    /// Latest (finish + think time) seen so far.
-    ready: Vec<Time>,
+}
+
+/// One session's progress, kept together so that an event touches one cache line.
+#[derive(Debug, Clone, Copy)]
+struct SessionState {
+    /// Jobs not yet ended.
+    remaining: u32,
+    /// Predecessors not yet finished (dependencies `reduced`).
+    pending: u32,
+    /// `reduced`: the latest (predecessor finish + think time) so far, until the session
+    /// is released. `all`: when the session finished, once `remaining` is 0.
+    time: Time,
 }
 
 #[derive(Debug, Clone)]
@@ -82,23 +89,21 @@ enum Progress {
 #[derive(Debug, Clone)]
 pub struct Feedback {
     graph: SessionGraph,
-    /// Each job's recorded offset from its session's first submission.
-    offset: Vec<Time>,
-    /// Jobs of each session not yet ended.
-    remaining: Vec<u32>,
-    /// When each session finished (valid once `remaining` is 0).
-    finished: Vec<Time>,
+    state: Vec<SessionState>,
     progress: Progress,
 }
 
 impl Feedback {
-    /// `graph` must have been built from `workload`.
-    pub fn new(graph: SessionGraph, workload: &Workload, dependencies: Dependencies) -> Feedback {
-        let jobs = workload.jobs();
-        let offset = (0..jobs.len())
-            .map(|i| jobs[i].submit - graph.sessions[graph.job_session[i] as usize].first_submit)
+    pub fn new(graph: SessionGraph, dependencies: Dependencies) -> Feedback {
+        let mut state: Vec<SessionState> = graph
+            .sessions
+            .iter()
+            .map(|s| SessionState {
+                remaining: s.jobs.len() as u32,
+                pending: 0,
+                time: Time::ZERO,
+            })
             .collect();
-        let remaining = graph.sessions.iter().map(|s| s.jobs.len() as u32).collect();
         let progress = match dependencies {
             Dependencies::All => Progress::All(
                 graph
@@ -111,12 +116,10 @@ impl Feedback {
                     })
                     .collect(),
             ),
-            Dependencies::Reduced => Progress::Reduced(ReducedEdges::new(&graph)),
+            Dependencies::Reduced => Progress::Reduced(ReducedEdges::new(&graph, &mut state)),
         };
         Feedback {
-            finished: vec![Time::ZERO; graph.sessions.len()],
-            remaining,
-            offset,
+            state,
             graph,
             progress,
         }
@@ -124,11 +127,13 @@ impl Feedback {
 
     /// Submits the jobs of session `s`, starting at `start`.
     fn release(&self, s: u32, start: Time, out: &mut Vec<(JobIdx, Time)>) {
+        let r = &self.graph.sessions[s as usize].jobs;
+        let (lo, hi) = (r.start as usize, r.end as usize);
         out.extend(
-            self.graph
-                .jobs_of(s)
+            self.graph.session_jobs[lo..hi]
                 .iter()
-                .map(|&j| (j, start + self.offset[j as usize])),
+                .zip(&self.graph.offsets[lo..hi])
+                .map(|(&j, &offset)| (j, start + offset)),
         );
     }
 
@@ -159,7 +164,7 @@ impl Feedback {
 
     /// Session `s` finished at `now`.
     fn session_finished(&mut self, s: u32, now: Time, out: &mut Vec<(JobIdx, Time)>) {
-        self.finished[s as usize] = now;
+        self.state[s as usize].time = now;
         let mut progress = std::mem::replace(&mut self.progress, Progress::All(Vec::new()));
         match &mut progress {
             Progress::All(users) => {
@@ -168,11 +173,11 @@ impl Feedback {
                 let range = self.graph.users[user].sessions.clone();
                 let order = &self.graph.finish_order[range.start as usize..range.end as usize];
                 while let Some(&t) = order.get(p.done as usize) {
-                    if self.remaining[t as usize] > 0 {
+                    if self.state[t as usize].remaining > 0 {
                         break;
                     }
                     let late =
-                        self.finished[t as usize] - self.graph.sessions[t as usize].last_finish;
+                        self.state[t as usize].time - self.graph.sessions[t as usize].last_finish;
                     let k = p.done as usize;
                     p.lateness[k + 1] = if k == 0 {
                         late
@@ -188,10 +193,12 @@ impl Feedback {
                 for e in lo..hi {
                     let (t, think) = edges.succ[e as usize];
                     let t = t as usize;
-                    edges.ready[t] = edges.ready[t].max(now + think);
-                    edges.pending[t] -= 1;
-                    if edges.pending[t] == 0 {
-                        self.release(t as u32, edges.ready[t], out);
+                    let st = &mut self.state[t];
+                    st.time = st.time.max(now + think);
+                    st.pending -= 1;
+                    if st.pending == 0 {
+                        let ready = st.time;
+                        self.release(t as u32, ready, out);
                     }
                 }
             }
@@ -201,31 +208,28 @@ impl Feedback {
 }
 
 impl ReducedEdges {
-    fn new(graph: &SessionGraph) -> ReducedEdges {
+    /// The adjacency lists, counting each session's predecessors into `state`.
+    fn new(graph: &SessionGraph, state: &mut [SessionState]) -> ReducedEdges {
         let n = graph.sessions.len();
-        let mut edges: Vec<(u32, u32, Time)> = (0..graph.users.len())
-            .flat_map(|u| graph.reduced_edges(u))
-            .filter_map(|e| e.from.map(|from| (from, e.to, e.think)))
-            .collect();
-        edges.sort_unstable_by_key(|&(from, to, _)| (from, to));
-        let mut start = vec![0u32; n + 1];
-        let mut pending = vec![0u32; n];
-        for &(from, to, _) in &edges {
-            start[from as usize + 1] += 1;
-            pending[to as usize] += 1;
+        let mut start = Vec::with_capacity(n + 1);
+        // Real traces have 1 to 5 reduced edges per session.
+        let mut succ = Vec::with_capacity(4 * n);
+        // Edges come in (from, to) order: adjacency lists without sorting.
+        for u in 0..graph.users.len() {
+            graph.for_each_reduced_edge(u, |e| {
+                if let Some(from) = e.from {
+                    while start.len() <= from as usize {
+                        start.push(succ.len() as u32);
+                    }
+                    succ.push((e.to, e.think));
+                    state[e.to as usize].pending += 1;
+                }
+            });
         }
-        for i in 0..n {
-            start[i + 1] += start[i];
+        while start.len() <= n {
+            start.push(succ.len() as u32);
         }
-        ReducedEdges {
-            start,
-            succ: edges
-                .into_iter()
-                .map(|(_, to, think)| (to, think))
-                .collect(),
-            pending,
-            ready: vec![Time::ZERO; n],
-        }
+        ReducedEdges { start, succ }
     }
 }
 
@@ -238,9 +242,9 @@ impl Submitter for Feedback {
                     self.release_free(u, p, out);
                 }
             }
-            Progress::Reduced(edges) => {
+            Progress::Reduced(_) => {
                 for s in 0..self.graph.sessions.len() {
-                    if edges.pending[s] == 0 {
+                    if self.state[s].pending == 0 {
                         self.release(s as u32, self.graph.sessions[s].first_submit, out);
                     }
                 }
@@ -251,8 +255,9 @@ impl Submitter for Feedback {
 
     fn ended(&mut self, job: JobIdx, now: Time, _state: JobState, out: &mut Vec<(JobIdx, Time)>) {
         let s = self.graph.job_session[job as usize];
-        self.remaining[s as usize] -= 1;
-        if self.remaining[s as usize] == 0 {
+        let st = &mut self.state[s as usize];
+        st.remaining -= 1;
+        if st.remaining == 0 {
             self.session_finished(s, now, out);
         }
     }

@@ -13,8 +13,8 @@ pub use crate::sim::Submitter;
 pub use feedback::Feedback;
 pub use rigid::Rigid;
 pub use sessions::{
-    Delimitation, Delimiter, Edge, EdgeDoc, Session, SessionDoc, SessionGraph, UserGraphDoc,
-    UserSessions,
+    Delimitation, Delimiter, Edge, EdgeDoc, GraphDoc, Session, SessionDoc, SessionGraph,
+    UserGraphDoc, UserSessions,
 };
 pub use stats::{GraphStats, ThinkTimeStats, UserGraphStats};
 
@@ -100,7 +100,6 @@ impl ReplayModel {
                 dependencies,
             } => Box::new(Feedback::new(
                 SessionGraph::build(workload, delimitation)?,
-                workload,
                 dependencies,
             )),
         })

@@ -129,6 +129,9 @@ pub struct SessionGraph {
     pub sessions: Vec<Session>,
     /// Workload job indices, grouped by session, in workload order within a session.
     pub session_jobs: Vec<u32>,
+    /// For each entry of `session_jobs`, the job's recorded submit time minus its
+    /// session's first (≥ 0).
+    pub offsets: Vec<Time>,
     /// The session (global index) of each workload job.
     pub job_session: Vec<u32>,
     /// For each user's range of sessions, the same range of this vector lists those
@@ -140,19 +143,51 @@ pub struct SessionGraph {
 /// without a user id or a recorded wait time.
 fn recorded_finishes(workload: &Workload) -> Result<Vec<Time>, ReplayError> {
     let jobs = workload.jobs();
-    if let Some(j) = jobs.iter().find(|j| j.user < 0) {
-        let count = jobs.iter().filter(|j| j.user < 0).count();
-        return Err(ReplayError::NoUser { job: j.id, count });
+    let mut finish = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        if j.user < 0 {
+            let count = jobs.iter().filter(|j| j.user < 0).count();
+            return Err(ReplayError::NoUser { job: j.id, count });
+        }
+        let Some(wait) = j.recorded_wait else {
+            let count = jobs.iter().filter(|j| j.recorded_wait.is_none()).count();
+            return Err(ReplayError::NoWait { job: j.id, count });
+        };
+        finish.push(j.submit + wait + j.runtime);
     }
-    jobs.iter()
-        .map(|j| match j.recorded_wait {
-            Some(w) => Ok(j.submit + w + j.runtime),
-            None => Err(ReplayError::NoWait {
-                job: j.id,
-                count: jobs.iter().filter(|j| j.recorded_wait.is_none()).count(),
-            }),
-        })
-        .collect()
+    Ok(finish)
+}
+
+/// Job indices grouped by user (users in increasing id order), in workload order within
+/// a user. SWF numbers users 1, 2, …: when the ids are below a small multiple of the
+/// job count, a counting sort does it in linear time; otherwise the (user, index) pairs
+/// are sorted.
+fn group_by_user(workload: &Workload) -> Vec<u32> {
+    let jobs = workload.jobs();
+    let max = jobs.iter().map(|j| j.user).max().unwrap_or(0);
+    if let Ok(max) = usize::try_from(max)
+        && max <= 4 * jobs.len() + 1024
+    {
+        let mut start = vec![0u32; max + 2];
+        for j in jobs {
+            start[j.user as usize + 1] += 1;
+        }
+        for u in 0..=max {
+            start[u + 1] += start[u];
+        }
+        let mut out = vec![0u32; jobs.len()];
+        for (i, j) in jobs.iter().enumerate() {
+            let slot = &mut start[j.user as usize];
+            out[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        return out;
+    }
+    let mut pairs: Vec<(i64, u32)> = (0..jobs.len() as u32)
+        .map(|i| (jobs[i as usize].user, i))
+        .collect();
+    pairs.sort_unstable();
+    pairs.into_iter().map(|(_, i)| i).collect()
 }
 
 impl SessionGraph {
@@ -167,14 +202,13 @@ impl SessionGraph {
             return Err(ReplayError::TooManyJobs);
         }
         let finish = recorded_finishes(workload)?;
-        // Job indices grouped by user; stable, so workload order within a user.
-        let mut by_user: Vec<u32> = (0..jobs.len() as u32).collect();
-        by_user.sort_by_key(|&i| jobs[i as usize].user);
+        let by_user = group_by_user(workload);
 
         let mut graph = SessionGraph {
             delimitation,
             users: Vec::new(),
             sessions: Vec::new(),
+            offsets: vec![Time::ZERO; by_user.len()],
             session_jobs: by_user,
             job_session: vec![0; jobs.len()],
             finish_order: Vec::new(),
@@ -212,6 +246,7 @@ impl SessionGraph {
                 let s = graph.sessions.len() - 1;
                 let session = &mut graph.sessions[s];
                 session.jobs.end = pos as u32 + 1;
+                graph.offsets[pos] = a - session.first_submit;
                 session.last_finish = session.last_finish.max(f);
                 graph.job_session[i] = s as u32;
                 prev_submit = a;
@@ -236,14 +271,15 @@ impl SessionGraph {
     /// Fills `finish_order` and `deps` for one user's sessions (two pointers: first
     /// submits increase with the session index, the finish order is sorted).
     fn link_user(&mut self, range: Range<u32>) {
-        let sessions = &self.sessions;
-        let mut order: Vec<u32> = range.clone().collect();
-        order.sort_by_key(|&s| {
-            (
-                sessions[s as usize].last_finish,
-                sessions[s as usize].first_submit,
-            )
-        });
+        let mut keyed: Vec<(Time, Time, u32)> = range
+            .clone()
+            .map(|s| {
+                let x = &self.sessions[s as usize];
+                (x.last_finish, x.first_submit, s)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let order: Vec<u32> = keyed.into_iter().map(|(.., s)| s).collect();
         let mut prefix = 0usize;
         for s in range {
             let a = self.sessions[s as usize].first_submit;
@@ -272,19 +308,27 @@ impl SessionGraph {
 
     /// The transitive reduction of depends-on for one user, plus a root edge to each
     /// session without predecessor, sorted by (to, from) with the root first.
+    pub fn reduced_edges(&self, user: usize) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        self.for_each_reduced_edge(user, |e| edges.push(e));
+        edges.sort_by_key(|e| (e.to, e.from.map_or(-1, i64::from)));
+        edges
+    }
+
+    /// Calls `f` on each edge of [`Self::reduced_edges`], in (from, to) order with each
+    /// root edge just before the session's own out-edges.
     ///
     /// s → s′ is redundant when some t has Fₛ ≤ Aₜ and Fₜ ≤ Aₛ′. For a fixed s the
     /// candidates s′ are the sessions from the first one with A ≥ Fₛ onwards (and after
     /// s), in increasing A; the minimum F over the sessions passed so far only falls
     /// while A grows, so the covering successors of s form a contiguous run that ends at
     /// the first redundant one. Cost: a binary search per session plus the edges output.
-    pub fn reduced_edges(&self, user: usize) -> Vec<Edge> {
+    pub fn for_each_reduced_edge(&self, user: usize, mut f: impl FnMut(Edge)) {
         let range = self.users[user].sessions.clone();
         let sessions = &self.sessions[range.start as usize..range.end as usize];
-        let mut edges = Vec::new();
         for (s, session) in sessions.iter().enumerate() {
             if session.deps == 0 {
-                edges.push(Edge {
+                f(Edge {
                     from: None,
                     to: range.start + s as u32,
                     think: session.first_submit,
@@ -296,7 +340,7 @@ impl SessionGraph {
                 if min_finish <= next.first_submit {
                     break;
                 }
-                edges.push(Edge {
+                f(Edge {
                     from: Some(range.start + s as u32),
                     to: range.start + t as u32,
                     think: next.first_submit - session.last_finish,
@@ -304,8 +348,6 @@ impl SessionGraph {
                 min_finish = min_finish.min(next.last_finish);
             }
         }
-        edges.sort_by_key(|e| (e.to, e.from.map_or(-1, i64::from)));
-        edges
     }
 }
 
@@ -391,6 +433,41 @@ impl SessionGraph {
             users: (0..self.users.len())
                 .map(|u| self.user_doc(workload, u))
                 .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::workload::Job;
+
+    fn workload(users: &[i64]) -> Workload {
+        let jobs = users
+            .iter()
+            .enumerate()
+            .map(|(i, &user)| Job {
+                id: i as i64,
+                user,
+                submit: Time::from_secs(i as i64),
+                runtime: Time::ZERO,
+                size: 1,
+                requested_time: Time::ZERO,
+                status: 1,
+                recorded_wait: Some(Time::ZERO),
+                swf: SwfRecord::MISSING,
+            })
+            .collect();
+        Workload::new(jobs, SwfHeader::default())
+    }
+
+    #[test]
+    fn jobs_group_by_user_in_order_with_small_and_huge_ids() {
+        // Small ids: the counting sort; a huge id: the pair sort. Same grouping.
+        for big in [9, 1 << 40] {
+            let w = workload(&[3, 1, big, 3, 1, 0]);
+            assert_eq!(group_by_user(&w), [5, 1, 4, 0, 3, 2], "user id {big}");
         }
     }
 }

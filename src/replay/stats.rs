@@ -99,17 +99,15 @@ impl SessionGraph {
                 let n = range.len();
                 let (mut in_deg, mut out_deg) = (vec![0u32; n], vec![0u32; n]);
                 let (mut edges, mut roots) = (0, 0);
-                for e in self.reduced_edges(u) {
-                    match e.from {
-                        None => roots += 1,
-                        Some(from) => {
-                            edges += 1;
-                            out_deg[(from - range.start) as usize] += 1;
-                            in_deg[(e.to - range.start) as usize] += 1;
-                            think.push(e.think.as_secs_f64());
-                        }
+                self.for_each_reduced_edge(u, |e| match e.from {
+                    None => roots += 1,
+                    Some(from) => {
+                        edges += 1;
+                        out_deg[(from - range.start) as usize] += 1;
+                        in_deg[(e.to - range.start) as usize] += 1;
+                        think.push(e.think.as_secs_f64());
                     }
-                }
+                });
                 UserGraphStats {
                     user: self.users[u].user,
                     jobs: range

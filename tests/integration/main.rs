@@ -6,6 +6,7 @@ mod bad_input;
 mod common;
 mod properties;
 mod replay;
+mod replay_cli;
 mod replay_hand;
 mod schedules;
 mod traces;
