@@ -78,17 +78,27 @@ pub(crate) fn lateness_table(l: &Lateness) -> String {
     out
 }
 
-/// One row per user: jobs and lateness (seconds; empty where undefined).
-pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Result<()> {
+/// Writes a text file through a buffer, naming the file in any error.
+pub(crate) fn write_file(
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let file =
         std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut out = BufWriter::new(file);
-    let write = |out: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
+    body(&mut out)
+        .and_then(|()| out.flush())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// One row per user: jobs and lateness (seconds; empty where undefined).
+pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Result<()> {
+    let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    write_file(path, |out| {
         writeln!(
             out,
             "user,jobs,mean_lateness_s,relative_lateness,additional_lateness_s"
         )?;
-        let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
         for u in users {
             let l = &u.lateness;
             writeln!(
@@ -101,18 +111,14 @@ pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Re
                 opt(l.additional_s)
             )?;
         }
-        out.flush()
-    };
-    write(&mut out).with_context(|| format!("writing {}", path.display()))
+        Ok(())
+    })
 }
 
 /// One row per job, with Batsim's `_jobs.csv` column names; times in seconds. Rejected
 /// jobs have empty time columns.
 pub(crate) fn write_jobs_csv(path: &Path, records: &[JobRecord]) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut out = BufWriter::new(file);
-    let write = |out: &mut BufWriter<std::fs::File>| -> std::io::Result<()> {
+    write_file(path, |out| {
         writeln!(
             out,
             "job_id,submission_time,requested_number_of_resources,requested_time,success,\
@@ -148,9 +154,8 @@ pub(crate) fn write_jobs_csv(path: &Path, records: &[JobRecord]) -> anyhow::Resu
                 _ => writeln!(out, ",,,,,")?,
             }
         }
-        out.flush()
-    };
-    write(&mut out).with_context(|| format!("writing {}", path.display()))
+        Ok(())
+    })
 }
 
 /// The simulated schedule as SWF: each workload job with its simulated submit, wait and

@@ -1,10 +1,10 @@
 //! `campaign sessions`.
 
+use super::output::write_file;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::quantile::quantile;
 use crate::replay::{Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph};
 use crate::workload::trace_name;
-use anyhow::Context as _;
 use clap::Args;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -79,10 +79,9 @@ impl SessionsArgs {
 
         if let Some(out) = &self.out {
             let doc = graph.doc(&workload, &name);
-            let file = std::fs::File::create(out)
-                .with_context(|| format!("creating {}", out.display()))?;
-            serde_json::to_writer(std::io::BufWriter::new(file), &doc)
-                .with_context(|| format!("writing {}", out.display()))?;
+            write_file(out, |w| {
+                serde_json::to_writer(w, &doc).map_err(std::io::Error::from)
+            })?;
         }
 
         let summary = summary(&stats);

@@ -65,3 +65,36 @@ pub fn fixture(name: &str) -> PathBuf {
         .join("tests/fixtures")
         .join(name)
 }
+
+/// Seconds as printed in a CSV (`12`, `12.5`) to milliseconds; empty = `None`.
+#[allow(dead_code)]
+pub fn parse_ms(field: &str) -> Option<i64> {
+    if field.is_empty() {
+        return None;
+    }
+    let secs: f64 = field
+        .parse()
+        .unwrap_or_else(|e| panic!("bad time {field:?} in the CSV: {e}"));
+    let ms = (secs * 1000.0).round();
+    assert!(
+        (ms - secs * 1000.0).abs() < 1e-6,
+        "time {field:?} is not a whole number of milliseconds"
+    );
+    #[allow(clippy::cast_possible_truncation)]
+    Some(ms as i64)
+}
+
+/// Runs `campaign ARGS… --format json`, expecting success, and parses its stdout.
+#[allow(dead_code)]
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = campaign()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out)
+        .unwrap_or_else(|e| panic!("campaign {args:?}: stdout is not JSON: {e}"))
+}

@@ -18,7 +18,7 @@
 //!   are the transitive reduction of that relation plus an edge 0 → s (think time
 //!   first_submit(s)) to each session that depends on nothing.
 
-use crate::common::{TRACES, campaign, fixture, trace_path};
+use crate::common::{TRACES, campaign, fixture, run_json, trace_path};
 use campaign::replay::UserGraphDoc;
 use campaign::swf::{ParseOptions, SwfRecord, read_path};
 use campaign::workload::CleaningPolicy;
@@ -44,20 +44,6 @@ const UNKNOWN_WAITS: [&str; 3] = [
 
 fn no_panic() -> impl Predicate<str> {
     predicate::str::contains("panicked").not()
-}
-
-/// Runs `campaign ARGS… --format json` and parses its standard output.
-fn run_json(args: &[&str]) -> Value {
-    let out = campaign()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out)
-        .unwrap_or_else(|e| panic!("campaign {args:?}: stdout is not JSON: {e}"))
 }
 
 fn int(v: &Value, what: &str) -> i64 {

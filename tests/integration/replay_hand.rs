@@ -31,7 +31,7 @@
 //! Notation: `jN` = SWF job N, `a` = recorded submit, `w` = recorded wait, `d` = run
 //! time, `f` = recorded finish, `Sk` = a user's k-th session, `f̂` = simulated finish.
 
-use crate::common::{campaign, fixture};
+use crate::common::{campaign, fixture, parse_ms};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -186,23 +186,6 @@ struct Sim {
     report: Value,
     jobs: BTreeMap<u64, JobRow>,
     users: Vec<(u64, Lateness)>,
-}
-
-/// Seconds as printed in a CSV (`12`, `12.5`) to milliseconds; empty = `None`.
-fn parse_ms(field: &str) -> Option<i64> {
-    if field.is_empty() {
-        return None;
-    }
-    let secs: f64 = field
-        .parse()
-        .unwrap_or_else(|e| panic!("bad time {field:?} in the CSV: {e}"));
-    let ms = (secs * 1000.0).round();
-    assert!(
-        (ms - secs * 1000.0).abs() < 1e-6,
-        "time {field:?} is not a whole number of milliseconds"
-    );
-    #[allow(clippy::cast_possible_truncation)]
-    Some(ms as i64)
 }
 
 /// An optional number of a CSV cell: empty = `None`.

@@ -20,7 +20,7 @@
 //! Notation in the derivations: `Jn(size, run/req)`, `free` = free nodes after the
 //! event, `[a,b)` = a node interval in time.
 
-use crate::common::{campaign, fixture};
+use crate::common::{campaign, fixture, parse_ms};
 use std::collections::BTreeMap;
 
 /// One job's outcome as read from the per-job CSV: start and finish in milliseconds
@@ -52,23 +52,6 @@ const fn killed(id: u64, start: i64, finish: i64) -> Expected {
 /// A job rejected at submission: never runs.
 const fn rejected(id: u64) -> Expected {
     (id, None, None, REJECTED)
-}
-
-/// Seconds as printed in the CSV (`12`, `12.5`) to milliseconds; empty = `None`.
-fn parse_ms(field: &str) -> Option<i64> {
-    if field.is_empty() {
-        return None;
-    }
-    let secs: f64 = field
-        .parse()
-        .unwrap_or_else(|e| panic!("bad time {field:?} in the CSV: {e}"));
-    let ms = (secs * 1000.0).round();
-    assert!(
-        (ms - secs * 1000.0).abs() < 1e-6,
-        "time {field:?} is not a whole number of milliseconds"
-    );
-    #[allow(clippy::cast_possible_truncation)]
-    Some(ms as i64)
 }
 
 /// What one run produced: the per-job outcomes and the `metrics.jobs` counts

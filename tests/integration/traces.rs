@@ -1,6 +1,10 @@
 //! The real archive traces: parsing, counts, and the paper's reference numbers.
 
-use crate::common::{TRACES, campaign, trace_path};
+use crate::common::{TRACES, campaign, run_json, trace_path};
+
+fn simulate_json(args: &[&str]) -> serde_json::Value {
+    run_json(&[&["simulate"], args].concat())
+}
 use campaign::swf::{ParseOptions, read_path};
 
 #[test]
@@ -39,19 +43,6 @@ fn days(json: &serde_json::Value, key: &str) -> f64 {
         .as_f64()
         .unwrap_or_else(|| panic!("{key} missing in {json}"));
     (secs / 86_400.0 * 100.0).round() / 100.0
-}
-
-fn simulate_json(args: &[&str]) -> serde_json::Value {
-    let out = campaign()
-        .arg("simulate")
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
 }
 
 /// Every trace under every scheduler, with the invariant checker (exit code 3 on any
