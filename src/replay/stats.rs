@@ -9,7 +9,7 @@ use crate::quantile::quantile_sorted;
 use serde::Serialize;
 
 /// One user's graph.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UserGraphStats {
     pub user: i64,
     pub jobs: usize,
@@ -22,6 +22,8 @@ pub struct UserGraphStats {
     pub longest_path: u32,
     pub max_in_degree: u32,
     pub max_out_degree: u32,
+    /// This user's edges (shares and quantiles are NaN, `null` in JSON, without edges).
+    pub think_times: ThinkTimeStats,
 }
 
 /// The distribution of think times on the reduced graph's edges (root edges excluded).
@@ -92,13 +94,14 @@ impl SessionGraph {
     }
 
     pub fn stats(&self) -> GraphStats {
-        let mut think = Vec::new();
+        let mut all_think = Vec::new();
         let users = (0..self.users.len())
             .map(|u| {
                 let range = self.users[u].sessions.clone();
                 let n = range.len();
                 let (mut in_deg, mut out_deg) = (vec![0u32; n], vec![0u32; n]);
                 let (mut edges, mut roots) = (0, 0);
+                let mut think = Vec::new();
                 self.for_each_reduced_edge(u, |e| match e.from {
                     None => roots += 1,
                     Some(from) => {
@@ -108,6 +111,7 @@ impl SessionGraph {
                         think.push(e.think.as_secs_f64());
                     }
                 });
+                all_think.extend_from_slice(&think);
                 UserGraphStats {
                     user: self.users[u].user,
                     jobs: range
@@ -120,6 +124,7 @@ impl SessionGraph {
                     longest_path: self.longest_path(u),
                     max_in_degree: in_deg.into_iter().max().unwrap_or(0),
                     max_out_degree: out_deg.into_iter().max().unwrap_or(0),
+                    think_times: ThinkTimeStats::of(think),
                 }
             })
             .collect();
@@ -128,7 +133,69 @@ impl SessionGraph {
             delimiter,
             threshold_minutes: self.delimitation.threshold_minutes(),
             users,
-            think_times: ThinkTimeStats::of(think),
+            think_times: ThinkTimeStats::of(all_think),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::Delimiter;
+    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::time::Time;
+    use crate::workload::{Job, Workload};
+
+    /// (submit, wait, run) in seconds, one user.
+    fn workload(jobs: &[(i64, i64, i64)]) -> Workload {
+        let jobs = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(submit, wait, run))| Job {
+                id: i as i64 + 1,
+                user: 1,
+                submit: Time::from_secs(submit),
+                runtime: Time::from_secs(run),
+                size: 1,
+                requested_time: Time::from_secs(run),
+                status: 1,
+                recorded_wait: Some(Time::from_secs(wait)),
+                swf: SwfRecord::MISSING,
+            })
+            .collect();
+        Workload::new(jobs, SwfHeader::default())
+    }
+
+    #[test]
+    fn hand_computed_graph_statistics() {
+        // a0, one-job sessions S1..S5 as (A, F): (0, 100), (50, 5 000), (200, 300),
+        // (400, 450), (6 000, 6 010).
+        // Depends-on: S3←S1; S4←S1, S3; S5←all. Reduction: S1→S3 (100), S3→S4 (100),
+        // S2→S5 (1 000), S4→S5 (5 550); S1→S4 via S3, S1→S5 and S3→S5 via S4 dropped.
+        // Roots: S1, S2. Longest path S1→S3→S4→S5: 4 sessions. Max in-degree 2 (S5),
+        // max out-degree 1. Think times 100, 100, 1 000, 5 550: under 1 h 3/4, under
+        // 10 h 1; median (1 000 + 100) / 2 = 550; p90 at position 2.7: 1 000 + 0.7 ×
+        // 4 550 = 4 185.
+        let w = workload(&[
+            (0, 0, 100),
+            (50, 4_000, 950),
+            (200, 0, 100),
+            (400, 0, 50),
+            (6_000, 0, 10),
+        ]);
+        let d = Delimitation {
+            delimiter: Delimiter::Arrival,
+            threshold: Time::ZERO,
+        };
+        let graph = SessionGraph::build(&w, d).unwrap();
+        let stats = graph.stats();
+        let u = &stats.users[0];
+        assert_eq!((u.sessions, u.edges, u.roots, u.longest_path), (5, 4, 2, 4));
+        assert_eq!((u.max_in_degree, u.max_out_degree), (2, 1));
+        let t = &u.think_times;
+        assert_eq!((t.edges, t.under_1h, t.under_10h), (4, 0.75, 1.0));
+        assert_eq!(t.p50_s, 550.0);
+        assert!((t.p90_s - 4_185.0).abs() < 1e-9, "{}", t.p90_s);
+        assert_eq!(stats.think_times, *t, "one user: global = per user");
     }
 }
