@@ -501,3 +501,27 @@ fn reduced_and_all_dependencies_differ_when_a_later_session_catches_up() {
     );
     assert_eq!(submits(Dependencies::All), [s(0), s(0), s(200), s(2_000)]);
 }
+
+#[test]
+fn recorded_scheduler_reproduces_the_recorded_log_metrics() {
+    // Rigid replay under `recorded` (walltime run: jobs that outran their request were
+    // not killed in the recording) gives the trace's own schedule, so the same metrics
+    // as the recorded-log row computed straight from the trace.
+    for name in REAL {
+        let (w, nodes) = real(name);
+        let options = RunOptions {
+            scheduler: SchedulerKind::Recorded,
+            semantics: Semantics {
+                walltime: WalltimePolicy::Run,
+                ..Semantics::default()
+            },
+            check: true,
+            ..RunOptions::default()
+        };
+        let result = run(&w, &options).expect("runs");
+        let (recorded, missing) = campaign::metrics::recorded_metrics(&w, nodes);
+        assert_eq!(missing, 0);
+        assert_eq!(result.metrics, recorded, "{name}");
+        assert_eq!(result.violations.as_deref(), Some(&[][..]), "{name}");
+    }
+}
