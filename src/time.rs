@@ -20,6 +20,8 @@ impl Time {
     /// Far beyond any real trace (about 73 million years) but far from overflow, so that
     /// `Time::FAR + duration` stays representable.
     pub const FAR: Time = Time(1 << 60);
+    /// Far before any real trace (−[`Time::FAR`]): a start value for running maxima.
+    pub const FAR_PAST: Time = Time(-(1 << 60));
 
     /// `self × k`, usable in constants.
     pub const fn mul_const(self, k: i64) -> Time {

@@ -16,9 +16,9 @@ pub(crate) struct SessionsArgs {
     source: TraceSource,
     #[command(flatten)]
     cleaning: CleaningArgs,
-    /// A user's job opens a new session when the gap to the previous job exceeds the
-    /// threshold: arrival (inter-arrival time), last (think time after the previous
-    /// job's end), max (think time after the latest end so far).
+    /// A user's job opens a new session when its gap exceeds the threshold: arrival
+    /// (time since the previous job's submission), last (think time since the previous
+    /// job's end), max (think time since the latest end among all earlier jobs).
     #[arg(long, default_value_t, value_parser = choice::<Delimiter>())]
     delim: Delimiter,
     /// The threshold in minutes (≥ 0; a gap equal to it does not open a session).

@@ -38,7 +38,7 @@ impl Acc {
             n: 0,
             sum: 0,
             first: Time::FAR,
-            last: Time::from_millis(-Time::FAR.millis()),
+            last: Time::FAR_PAST,
         }
     }
 

@@ -127,6 +127,7 @@ pub fn recorded_records(workload: &Workload) -> (Vec<JobRecord>, usize) {
                 runtime: j.runtime,
                 requested: j.requested_time,
                 state: JobState::Completed,
+                arrival: 0,
                 promised_start: None,
             })
         })
@@ -156,6 +157,7 @@ mod tests {
             runtime: s(finish - start),
             requested: s(finish - start),
             state: JobState::Completed,
+            arrival: 0,
             promised_start: None,
         }
     }

@@ -42,7 +42,8 @@
 //! −3.36) and +3.1 days with `all`.
 //!
 //! In both, a session's start is never before the current time: it is released when
-//! its last predecessor finishes, now, and that edge's think time is ≥ 0.
+//! its last predecessor finishes, now, and that edge's think time is ≥ 0 (under `all`,
+//! the session that just finished completes the prefix, so its D is in the maximum).
 
 use super::{Dependencies, SessionGraph};
 use crate::sim::{JobIdx, JobState, Submitter};
@@ -101,7 +102,8 @@ impl Feedback {
             .map(|s| SessionState {
                 remaining: s.jobs.len() as u32,
                 pending: 0,
-                time: Time::ZERO,
+                // Below any finish + think time: traces may have negative times.
+                time: Time::FAR_PAST,
             })
             .collect();
         let progress = match dependencies {

@@ -58,8 +58,8 @@ pub enum ReplayModel {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReplayError {
     #[error(
-        "job {job} has no user id (−1), and {count} jobs in all: feedback replay builds \
-         each user's sessions and needs every job's user"
+        "job {job} has no user id (negative), and {count} jobs in all: feedback replay \
+         builds each user's sessions and needs every job's user"
     )]
     NoUser { job: i64, count: usize },
     #[error(

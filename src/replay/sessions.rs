@@ -153,7 +153,13 @@ fn recorded_finishes(workload: &Workload) -> Result<Vec<Time>, ReplayError> {
             let count = jobs.iter().filter(|j| j.recorded_wait.is_none()).count();
             return Err(ReplayError::NoWait { job: j.id, count });
         };
-        finish.push(j.submit + wait + j.runtime);
+        // Saturating: absurd times must not wrap around.
+        let f = j
+            .submit
+            .millis()
+            .saturating_add(wait.millis())
+            .saturating_add(j.runtime.millis());
+        finish.push(Time::from_millis(f));
     }
     Ok(finish)
 }

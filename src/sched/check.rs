@@ -28,7 +28,8 @@ impl fmt::Display for Violation {
 ///   except under `recorded`, which replays the trace's start times;
 /// - no start before submit; rejected exactly when wider than the platform; a job runs
 ///   for its run time, or (walltime `kill`) is killed at its requested time;
-/// - `fcfs`: jobs start in submission order (submit time, then job id);
+/// - `fcfs`: jobs start in the order they arrived in the queue ([`JobRecord::arrival`]:
+///   (submit time, job id) under rigid replay);
 /// - `easy` with walltime `kill`: each job starts no later than the shadow time computed
 ///   from the running jobs' estimates at the moment it became the head of the queue
 ///   (when every job ahead of it had started);
@@ -115,7 +116,7 @@ pub fn check(
         .iter()
         .filter(|r| r.start.is_some() && r.finish.is_some())
         .collect();
-    order.sort_by_key(|r| (r.submit, r.id));
+    order.sort_by_key(|r| r.arrival);
     let kill = walltime == WalltimePolicy::Kill;
     match scheduler {
         SchedulerKind::Fcfs => {
@@ -244,10 +245,12 @@ mod tests {
             runtime: s(10),
             requested: s(10),
             state: JobState::Completed,
+            arrival: 0,
             promised_start: None,
         };
         let broken = JobRecord {
             id: 2,
+            arrival: 1,
             submit: s(1),
             start: Some(s(10)),
             finish: None,
@@ -255,6 +258,7 @@ mod tests {
         };
         let late = JobRecord {
             id: 3,
+            arrival: 2,
             submit: s(2),
             start: Some(s(20)),
             finish: Some(s(30)),

@@ -108,6 +108,9 @@ struct State<'a> {
     heap: BinaryHeap<Event>,
     phase: Vec<Phase>,
     submit: Vec<Time>,
+    /// Rank of arrival in the queue (see [`JobRecord::arrival`]).
+    arrival: Vec<u64>,
+    arrivals: u64,
     start: Vec<Option<Time>>,
     finish: Vec<Option<Time>>,
     state: Vec<JobState>,
@@ -125,6 +128,8 @@ impl<'a> State<'a> {
             heap: BinaryHeap::with_capacity(n.min(1 << 20) + 16),
             phase: vec![Phase::Unsubmitted; n],
             submit: vec![Time::ZERO; n],
+            arrival: vec![0; n],
+            arrivals: 0,
             start: vec![None; n],
             finish: vec![None; n],
             state: vec![JobState::Completed; n],
@@ -245,14 +250,17 @@ where
                     scheduler.ended(idx, &sim.context(now));
                     submitter.ended(idx, now, sim.state[i], &mut new_submissions);
                 }
-                SUBMISSION if jobs[i].size > total_nodes => {
-                    sim.phase[i] = Phase::Done;
-                    sim.state[i] = JobState::Rejected;
-                    submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
-                }
                 SUBMISSION => {
-                    sim.phase[i] = Phase::Waiting;
-                    scheduler.submitted(idx, &sim.context(now));
+                    sim.arrival[i] = sim.arrivals;
+                    sim.arrivals += 1;
+                    if jobs[i].size > total_nodes {
+                        sim.phase[i] = Phase::Done;
+                        sim.state[i] = JobState::Rejected;
+                        submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
+                    } else {
+                        sim.phase[i] = Phase::Waiting;
+                        scheduler.submitted(idx, &sim.context(now));
+                    }
                 }
                 _ => {
                     if sim.pending_wakeup == Some(now) {
@@ -286,6 +294,7 @@ where
         .map(|i| JobRecord {
             id: jobs[i].id,
             submit: sim.submit[i],
+            arrival: sim.arrival[i],
             start: sim.start[i],
             finish: sim.finish[i],
             size: jobs[i].size,

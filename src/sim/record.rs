@@ -31,6 +31,11 @@ pub struct JobRecord {
     /// The requested time the scheduler saw.
     pub requested: Time,
     pub state: JobState,
+    /// The job's rank in the order jobs reached the scheduler's queue (or were rejected
+    /// at submission), from 0. Under rigid replay it is the (submit, id) order; under
+    /// feedback replay a job released by an event at an instant can arrive after jobs
+    /// submitted at the same instant with higher ids.
+    pub arrival: u64,
     /// The start time the scheduler promised when it first planned the job, for
     /// schedulers that make promises (conservative backfilling's first reservation).
     pub promised_start: Option<Time>,

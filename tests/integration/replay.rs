@@ -148,7 +148,7 @@ impl NaiveReplay {
         }
         NaiveReplay {
             remaining: sessions.iter().map(|s| s.jobs.len()).collect(),
-            ready: vec![Time::ZERO; sessions.len()],
+            ready: vec![Time::FAR_PAST; sessions.len()],
             submits: workload.jobs().iter().map(|j| j.submit).collect(),
             sessions,
             job_session,
@@ -396,7 +396,12 @@ fn workload(specs: &[Spec]) -> Workload {
 fn spec() -> impl Strategy<Value = Spec> {
     (
         0i64..3,
-        prop_oneof![1 => (0i64..6).prop_map(|k| k * 600), 3 => 0i64..4_000],
+        // Negative submit times too: nothing may assume time starts at 0.
+        prop_oneof![
+            1 => (0i64..6).prop_map(|k| k * 600),
+            3 => 0i64..4_000,
+            1 => -3_000i64..0,
+        ],
         prop_oneof![1 => Just(0i64), 2 => 0i64..900],
         prop_oneof![1 => Just(0i64), 3 => 0i64..900],
         1u32..=4,
@@ -419,19 +424,22 @@ proptest! {
         specs in prop::collection::vec(spec(), 1..30),
         d in delimitation(),
         all in any::<bool>(),
-        fcfs in any::<bool>(),
+        sched in 0usize..3,
     ) {
         let w = workload(&specs);
         let deps = if all { Dependencies::All } else { Dependencies::Reduced };
-        let sched = if fcfs { SchedulerKind::Fcfs } else { SchedulerKind::Easy };
+        let sched = SchedulerKind::ALL[sched];
         let options = RunOptions {
             nodes: Some(3),
             scheduler: sched,
             replay: feedback(d, deps),
+            check: true,
             ..RunOptions::default()
         };
         let result = run(&w, &options).expect("runs");
         let records = &result.output.records;
+        // The schedule is valid (the checker orders the queue by arrival).
+        prop_assert_eq!(result.violations.as_deref(), Some(&[][..]));
         prop_assert_eq!(records.len(), w.len());
 
         let naive = naive_sessions(&w, d);
@@ -523,5 +531,77 @@ fn recorded_scheduler_reproduces_the_recorded_log_metrics() {
         assert_eq!(missing, 0);
         assert_eq!(result.metrics, recorded, "{name}");
         assert_eq!(result.violations.as_deref(), Some(&[][..]), "{name}");
+    }
+}
+
+#[test]
+fn a_session_released_within_an_instant_queues_after_that_instants_jobs() {
+    // Regression (review): the checker ordered the queue by (submit, id), but a job
+    // released at an instant by an event of that instant arrives after the jobs already
+    // submitted then. FCFS, 2 nodes, a0. User 1: job 2 (submit 0, wait 10, run 0: F =
+    // 10), job 1 (submit 10: think 0 after job 2). Job 3 (user 2, 1 node, run 100) and
+    // job 4 (user 3, 2 nodes, run 10) at 0.
+    // t = 0: jobs 2, 3, 4 arrive; jobs 2 and 3 start, job 4 waits for 2 nodes. Job 2
+    // ends at once: session 2 starts at 0 + 0, job 1 arrives behind job 4.
+    // FCFS: t = 100: job 3 ends, job 4 runs to 110, then job 1 runs 110–160.
+    // EASY: job 4's shadow time is 110 (job 3's estimate: run + 10 s); job 1 (estimate
+    // 60 s) fits the free node and ends by then: backfilled at 0.
+    let w = workload(&[
+        (1, 10, 0, 50, 1),
+        (1, 0, 10, 0, 1),
+        (2, 0, 0, 100, 1),
+        (3, 0, 0, 10, 2),
+    ]);
+    for (scheduler, start) in [(SchedulerKind::Fcfs, 110), (SchedulerKind::Easy, 0)] {
+        let options = RunOptions {
+            nodes: Some(2),
+            scheduler,
+            replay: ReplayModel::arrival(0),
+            check: true,
+            ..RunOptions::default()
+        };
+        let result = run(&w, &options).expect("runs");
+        assert_eq!(result.violations.as_deref(), Some(&[][..]), "{scheduler}");
+        let job1 = result
+            .output
+            .records
+            .iter()
+            .find(|r| r.id == 1)
+            .expect("job 1");
+        let job4 = result
+            .output
+            .records
+            .iter()
+            .find(|r| r.id == 4)
+            .expect("job 4");
+        assert_eq!(job1.submit, Time::ZERO);
+        assert!(
+            job1.arrival > job4.arrival,
+            "{scheduler}: job 1 arrived after job 4"
+        );
+        assert_eq!(job1.start, Some(Time::from_secs(start)), "{scheduler}");
+    }
+}
+
+#[test]
+fn negative_times_replay_unclamped() {
+    // Regression (review): reduced replay started its running maximum at 0, so a session
+    // due before time 0 was moved to 0. Job 1 at −10 000 s (run 100), job 2 at −5 000 s:
+    // think 4 900 s; on a free node job 2 is due at −9 900 + 4 900 = −5 000.
+    let w = workload(&[(1, -10_000, 0, 100, 1), (1, -5_000, 0, 100, 1)]);
+    for deps in [Dependencies::Reduced, Dependencies::All] {
+        let d = delim(Delimiter::Arrival, 0.0);
+        let got = library_submits(
+            &w,
+            4,
+            SchedulerKind::Fcfs,
+            WalltimePolicy::Run,
+            feedback(d, deps),
+        );
+        assert_eq!(
+            got,
+            [Time::from_secs(-10_000), Time::from_secs(-5_000)],
+            "{deps}"
+        );
     }
 }
