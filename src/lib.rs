@@ -8,6 +8,7 @@
 pub(crate) mod choice;
 pub mod quantile;
 
+pub mod campaign;
 pub mod cli;
 pub mod metrics;
 pub mod platform;

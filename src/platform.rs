@@ -6,7 +6,7 @@ use serde::Serialize;
 /// A homogeneous platform. `speed` is relative to the platform the trace was recorded
 /// on: at speed k a job's run time is its recorded run time / k (its amount of work,
 /// run time × speed, is preserved).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Platform {
     pub nodes: u32,
     pub speed: f64,

@@ -1,6 +1,7 @@
 //! The command line: clap argument types that turn themselves into library calls. The
 //! library below never sees clap or stdout; this module and `main.rs` are the edge.
 
+mod campaign;
 mod output;
 mod sessions;
 mod simulate;
@@ -39,6 +40,11 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Print a campaign's expanded grid (counts per axis, runs, how many are cached)
+    /// without running it.
+    Plan(campaign::SpecArgs),
+    /// Run a campaign: every run of its grid not already cached, on all cores.
+    Run(campaign::RunArgs),
     /// Simulate one workload trace on one platform under one scheduler.
     Simulate(simulate::SimulateArgs),
     /// Cut each user's jobs into sessions and print the session graphs' statistics.
@@ -58,6 +64,8 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Plan(args) => args.plan(),
+        Command::Run(args) => args.run(),
         Command::Simulate(args) => args.run(),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),

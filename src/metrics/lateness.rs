@@ -14,9 +14,11 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Lateness of a set of jobs; times in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Lateness {
     pub jobs: usize,
+    /// NaN (`null` in JSON) over no job.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub mean_s: f64,
     pub relative: Option<f64>,
     pub additional_s: Option<f64>,
@@ -76,7 +78,7 @@ pub fn lateness(recorded: &[Time], replay: &[Time]) -> Lateness {
 }
 
 /// One user's lateness.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct UserLateness {
     pub user: i64,
     #[serde(flatten)]

@@ -7,3 +7,9 @@ mod scheduling;
 
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
+
+/// Reads back a float that JSON wrote as `null` because it was NaN.
+pub(crate) fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    use serde::Deserialize as _;
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}

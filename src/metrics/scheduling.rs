@@ -11,7 +11,7 @@ pub const BSLD_TAU: Time = Time::SECOND.mul_const(10);
 const DAY: f64 = 86_400.0;
 
 /// How many jobs ended how.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct JobCounts {
     pub total: usize,
     pub completed: usize,
@@ -22,25 +22,34 @@ pub struct JobCounts {
 /// The standard scheduling metrics. Times are in seconds. Every average is over the jobs
 /// that ran (completed or killed); rejected jobs only count in [`JobCounts`]. Values over
 /// no job are NaN (`null` in JSON).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct SchedulingMetrics {
     pub jobs: JobCounts,
     /// max finish − min submit, over jobs that ran.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub makespan: f64,
     /// Waiting time = start − submit.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub wait_mean: f64,
     /// The median, interpolating linearly between the two middle values.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub wait_median: f64,
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub wait_max: f64,
     /// Turnaround = finish − submit.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub turnaround_mean: f64,
     /// Slowdown = turnaround / execution time, over jobs that ran for a positive time.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub slowdown_mean: f64,
     /// Bounded slowdown = max(1, turnaround / max(τ, execution time)), τ = 10 s.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub bounded_slowdown_mean: f64,
     /// Busy node-time / (nodes × makespan).
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub utilization: f64,
     /// Jobs that ran, per day of makespan.
+    #[serde(deserialize_with = "super::f64_or_nan")]
     pub throughput_per_day: f64,
 }
 

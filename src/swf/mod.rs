@@ -12,7 +12,7 @@ mod record;
 mod write;
 
 pub use header::SwfHeader;
-pub use parse::{ParseOptions, parse_bytes, read_path};
+pub use parse::{ParseOptions, parse_bytes, read_content, read_path};
 pub use record::{FIELD_NAMES, SwfRecord};
 pub use write::{write_swf, write_swf_path};
 

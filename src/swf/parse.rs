@@ -18,6 +18,12 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// Reads an SWF file, plain or gzip-compressed (detected by content, not by name; every
 /// gzip member is decoded, so concatenated `.gz` files read whole).
 pub fn read_path(path: &Path, options: ParseOptions) -> Result<SwfTrace, SwfError> {
+    let content = read_content(path)?;
+    parse_bytes(&content, path, options)
+}
+
+/// The SWF text of a file, decompressed if it is gzip (as [`read_path`] reads it).
+pub fn read_content(path: &Path) -> Result<Vec<u8>, SwfError> {
     let io = |source| SwfError::Io {
         path: path.to_path_buf(),
         source,
@@ -33,7 +39,7 @@ pub fn read_path(path: &Path, options: ParseOptions) -> Result<SwfTrace, SwfErro
     } else {
         raw
     };
-    parse_bytes(&content, path, options)
+    Ok(content)
 }
 
 /// Parses SWF content. `source` names the input in error messages.

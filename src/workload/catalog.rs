@@ -50,6 +50,12 @@ impl TraceLocator {
     }
 
     /// Only the given directories, in order.
+    /// Searches `dirs` in order, each with the reason it is searched (printed when the
+    /// trace is not found).
+    pub fn new(dirs: Vec<(PathBuf, &'static str)>) -> TraceLocator {
+        TraceLocator { dirs }
+    }
+
     pub fn in_dirs(dirs: impl IntoIterator<Item = PathBuf>) -> TraceLocator {
         TraceLocator {
             dirs: dirs.into_iter().map(|d| (d, "trace directory")).collect(),

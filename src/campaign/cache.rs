@@ -1,0 +1,178 @@
+//! The result cache: a directory with one file per run key ([`Cache`]).
+//!
+//! An entry is written to a temporary file in its final directory and renamed into
+//! place, so an entry that exists is complete: "done" means "the file exists". There is
+//! no lock and no index; several processes may share a cache directory, and two writing
+//! the same key write the same bytes. An entry that cannot be read or does not carry its
+//! own key and the current [`SEMANTICS_VERSION`] is reported as corrupt, never trusted.
+//! Numbers read back exactly as written (serde_json's `float_roundtrip`), so a cached
+//! result is bit for bit the computed one.
+
+use super::key::SEMANTICS_VERSION;
+use crate::metrics::{Lateness, SchedulingMetrics};
+use crate::platform::Platform;
+use serde::{Deserialize, Serialize};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What a run produced, as cached.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    pub key: String,
+    pub semantics_version: u32,
+    /// The resolved parameters, for people reading the cache (the key covers them).
+    pub params: serde_json::Value,
+    /// The simulated platform.
+    pub platform: Platform,
+    pub metrics: SchedulingMetrics,
+    pub lateness: Lateness,
+    /// Invariant violations found by the checker (`None` when not checked).
+    pub violations: Option<usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    #[error("cache entry {path} is corrupt ({why}); it will be recomputed")]
+    Corrupt { path: PathBuf, why: String },
+    #[error("cache {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A cache directory.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+impl Cache {
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the entry of `key` lives: `DIR/ab/abcdef….json`.
+    pub fn path(&self, key: &str) -> PathBuf {
+        self.dir
+            .join(&key[..2.min(key.len())])
+            .join(format!("{key}.json"))
+    }
+
+    /// Whether an entry exists (without reading it).
+    pub fn contains(&self, key: &str) -> bool {
+        self.path(key).is_file()
+    }
+
+    /// The entry of `key`: `Ok(None)` if absent, `Err(Corrupt)` if unusable.
+    pub fn get(&self, key: &str) -> Result<Option<RunRecord>, CacheError> {
+        let path = self.path(key);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(CacheError::Corrupt {
+                    path,
+                    why: e.to_string(),
+                });
+            }
+        };
+        let corrupt = |why: String| CacheError::Corrupt {
+            path: path.clone(),
+            why,
+        };
+        let record: RunRecord = serde_json::from_str(&text).map_err(|e| corrupt(e.to_string()))?;
+        if record.key != key {
+            return Err(corrupt(format!("it holds key {}", record.key)));
+        }
+        if record.semantics_version != SEMANTICS_VERSION {
+            return Err(corrupt(format!(
+                "semantics version {}, expected {SEMANTICS_VERSION}",
+                record.semantics_version
+            )));
+        }
+        Ok(Some(record))
+    }
+
+    /// Stores `record` under its key, atomically.
+    pub fn put(&self, record: &RunRecord) -> Result<(), CacheError> {
+        let path = self.path(&record.key);
+        let io = |source| CacheError::Io {
+            path: path.clone(),
+            source,
+        };
+        let dir = path.parent().unwrap_or(&self.dir);
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+        let bytes = serde_json::to_vec_pretty(record).map_err(|e| io(e.into()))?;
+        tmp.write_all(&bytes).map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
+        tmp.persist(&path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_read_back_bit_for_bit_and_bad_ones_are_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        // No job: NaN averages, written as null, read back as NaN.
+        let mut metrics = SchedulingMetrics::of(&[], 4);
+        assert!(metrics.makespan.is_nan());
+        // Values whose decimal forms need all 17 digits.
+        metrics.wait_mean = 0.1 + 0.2;
+        metrics.utilization = 0.921_428_571_428_571_6;
+        metrics.slowdown_mean = 12_980.637_980_467_509;
+        let record = RunRecord {
+            key: "ab".repeat(32),
+            semantics_version: SEMANTICS_VERSION,
+            params: serde_json::json!({ "x": 1 }),
+            platform: Platform::new(10, 0.5).unwrap(),
+            metrics,
+            lateness: crate::metrics::lateness(&[], &[]),
+            violations: Some(0),
+        };
+        assert!(!cache.contains(&record.key));
+        assert!(cache.get(&record.key).unwrap().is_none());
+        cache.put(&record).unwrap();
+        let back = cache.get(&record.key).unwrap().unwrap();
+        assert_eq!(
+            back.metrics.wait_mean.to_bits(),
+            record.metrics.wait_mean.to_bits()
+        );
+        assert_eq!(
+            back.metrics.utilization.to_bits(),
+            record.metrics.utilization.to_bits()
+        );
+        assert_eq!(
+            back.metrics.slowdown_mean.to_bits(),
+            record.metrics.slowdown_mean.to_bits()
+        );
+        assert!(back.metrics.makespan.is_nan() && back.lateness.mean_s.is_nan());
+
+        // Stored under another key, or under another semantics version: corrupt.
+        let path = cache.path(&record.key);
+        let other = "cd".repeat(32);
+        std::fs::create_dir_all(cache.path(&other).parent().unwrap()).unwrap();
+        std::fs::copy(&path, cache.path(&other)).unwrap();
+        assert!(matches!(cache.get(&other), Err(CacheError::Corrupt { .. })));
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            &format!("\"semantics_version\": {SEMANTICS_VERSION}"),
+            "\"semantics_version\": 0",
+        );
+        std::fs::write(&path, text).unwrap();
+        assert!(matches!(
+            cache.get(&record.key),
+            Err(CacheError::Corrupt { .. })
+        ));
+    }
+}

@@ -1,0 +1,202 @@
+//! Spec parsing and grid expansion on small specs written here.
+
+use super::{AxisName, Grid, Spec, SpecError, expand, parse};
+use std::path::Path;
+
+fn load(text: &str) -> Result<(Spec, Grid), SpecError> {
+    let spec = parse(text, "t.toml", Path::new("/specs"))?;
+    let grid = expand(&spec)?;
+    Ok((spec, grid))
+}
+
+fn err(text: &str) -> SpecError {
+    match load(text) {
+        Ok((_, g)) => panic!("expected an error, got {} runs", g.runs.len()),
+        Err(e) => e,
+    }
+}
+
+/// Each run as "workload/experiment/scheduler/platform/replay".
+fn runs(text: &str) -> Vec<String> {
+    let (spec, grid) = load(text).unwrap_or_else(|e| panic!("{e}"));
+    grid.runs
+        .iter()
+        .map(|r| {
+            let l = r.labels(&spec);
+            format!(
+                "{}/{}/{}/{}/{}",
+                l.workload,
+                l.experiment.as_deref().unwrap_or("-"),
+                l.scheduler,
+                l.platform,
+                l.replay
+            )
+        })
+        .collect()
+}
+
+const BASE: &str = r#"
+name = "t"
+[workloads.A]
+trace = "A-1"
+[workloads.B]
+trace = "traces/B.swf"
+nodes = 64
+[schedulers]
+easy = { kind = "easy" }
+fcfs = { kind = "fcfs" }
+[platforms]
+same = {}
+half = { speed = 0.5 }
+[replays]
+rigid = "rigid"
+a0 = "a0"
+[experiments]
+E = { scheduler = "easy", platform = "same" }
+F = { scheduler = "fcfs", platform = "half" }
+"#;
+
+#[test]
+fn product_in_listed_order_last_fastest_with_experiments_filling_axes() {
+    let text = format!("{BASE}[grid]\nvary = [\"workload\", \"experiment\", \"replay\"]\n");
+    assert_eq!(
+        runs(&text),
+        [
+            "A/E/easy/same/rigid",
+            "A/E/easy/same/a0",
+            "A/F/fcfs/half/rigid",
+            "A/F/fcfs/half/a0",
+            "B/E/easy/same/rigid",
+            "B/E/easy/same/a0",
+            "B/F/fcfs/half/rigid",
+            "B/F/fcfs/half/a0",
+        ]
+    );
+    // Without [grid]: every defined axis, except those the experiments set.
+    assert_eq!(runs(BASE).len(), 8);
+    let (spec, _) = load(BASE).unwrap();
+    assert_eq!(
+        spec.workloads[1].1.trace, "/specs/traces/B.swf",
+        "paths are spec-relative"
+    );
+    assert_eq!(spec.workloads[0].1.trace, "A-1", "archive names stay names");
+    assert_eq!(spec.platforms[1].1.speed, 0.5);
+}
+
+#[test]
+fn zip_pairs_axes_and_checks_their_lengths() {
+    let text = format!(
+        "{BASE}[grid]\nvary = [\"workload\", \"replay\", \"scheduler\"]\nzip = [[\"workload\", \"scheduler\"]]\n"
+    )
+    .replace("[experiments]\nE = { scheduler = \"easy\", platform = \"same\" }\nF = { scheduler = \"fcfs\", platform = \"half\" }\n", "")
+    .replace("half = { speed = 0.5 }\n", "");
+    assert_eq!(
+        runs(&text),
+        [
+            "A/-/easy/same/rigid",
+            "A/-/easy/same/a0",
+            "B/-/fcfs/same/rigid",
+            "B/-/fcfs/same/a0"
+        ]
+    );
+    let unequal = text.replace(
+        "fcfs = { kind = \"fcfs\" }",
+        "fcfs = { kind = \"fcfs\" }\ncons = { kind = \"conservative\" }",
+    );
+    let e = err(&unequal);
+    assert!(e.message.contains("workload has 2, scheduler has 3"), "{e}");
+    assert_eq!(
+        e.at.map(|a| a.0),
+        Some(unequal.lines().position(|l| l.starts_with("zip")).unwrap() + 1)
+    );
+}
+
+#[test]
+fn exclude_and_include() {
+    let text = format!(
+        "{BASE}[grid]\nvary = [\"workload\", \"experiment\", \"replay\"]\n\
+         [[exclude]]\nexperiment = \"F\"\nreplay = [\"a0\"]\n\
+         [[include]]\nworkload = \"A\"\nscheduler = \"fcfs\"\nplatform = \"same\"\nreplay = \"a0\"\n"
+    );
+    let r = runs(&text);
+    assert_eq!(r.len(), 8 - 2 + 1);
+    assert!(!r.iter().any(|x| x.contains("/F/") && x.ends_with("/a0")));
+    assert_eq!(r.last().map(String::as_str), Some("A/-/fcfs/same/a0"));
+    let (_, grid) = load(&text).unwrap();
+    assert_eq!((grid.points, grid.excluded), (8, 2));
+
+    // An exclude that matches nothing is an error at its line.
+    let none = format!("{BASE}[[exclude]]\nexperiment = \"E\"\nplatform = \"half\"\n");
+    let e = err(&none);
+    assert!(e.message.contains("matches no run"), "{e}");
+    let header = none.lines().position(|l| l == "[[exclude]]").unwrap() + 1;
+    assert_eq!(
+        e.at.map(|a| a.0),
+        Some(header),
+        "points at the exclude's table"
+    );
+
+    // An include must settle every axis with several variants.
+    let open = format!("{BASE}[[include]]\nworkload = \"A\"\n");
+    assert!(
+        err(&open).message.contains("chooses no scheduler variant"),
+        "{}",
+        err(&open)
+    );
+    // And must not repeat a grid run.
+    let dup = format!("{BASE}[[include]]\nworkload = \"A\"\nexperiment = \"E\"\nreplay = \"a0\"\n");
+    assert!(err(&dup).message.contains("repeats a run"), "{}", err(&dup));
+}
+
+#[test]
+fn typos_are_errors_naming_key_and_line() {
+    // Unknown key, at its line.
+    let e = err(&BASE.replace("nodes = 64", "nodez = 64"));
+    assert!(e.message.contains("nodez"), "{e}");
+    assert_eq!(e.at.map(|a| a.0), Some(7));
+    // Unknown top-level table.
+    let e = err(&format!("{BASE}[gird]\nvary = []\n"));
+    assert!(e.message.contains("gird"), "{e}");
+    // Unknown variant reference, listing the defined ones.
+    let e = err(&BASE.replace("platform = \"half\"", "platform = \"hlaf\""));
+    assert!(
+        e.message
+            .contains("unknown platform variant \"hlaf\"; the spec defines: same, half"),
+        "{e}"
+    );
+    assert_eq!(e.at.map(|a| a.0), Some(19));
+    // Unknown choice values.
+    let e = err(&BASE.replace("kind = \"fcfs\"", "kind = \"fifo\""));
+    assert!(e.message.contains("unknown scheduler \"fifo\""), "{e}");
+    let e = err(&BASE.replace("a0 = \"a0\"", "a0 = \"a30\""));
+    assert!(e.message.contains("unknown replay model \"a30\""), "{e}");
+    assert_eq!(
+        e.to_string().split(':').take(2).collect::<Vec<_>>(),
+        ["t.toml", "16"]
+    );
+    // Bad platform factor.
+    let e = err(&BASE.replace("speed = 0.5", "speed = 0"));
+    assert!(e.message.contains("speed factor"), "{e}");
+    // An axis with several variants that nothing chooses.
+    let e = err(&format!("{BASE}[grid]\nvary = [\"workload\"]\n"));
+    assert!(e.message.contains("2 scheduler variants"), "{e}");
+    // An experiment setting a varied axis.
+    let e = err(&format!(
+        "{BASE}[grid]\nvary = [\"experiment\", \"scheduler\"]\n"
+    ));
+    assert!(e.message.contains("also varies"), "{e}");
+    // Varying an axis the spec does not define.
+    let e = err(&format!("{BASE}[grid]\nvary = [\"semantics\"]\n"));
+    assert!(e.message.contains("defines no semantics"), "{e}");
+    // An invalid campaign name (it names a directory).
+    let e = err(&BASE.replace("name = \"t\"", "name = \"../x\""));
+    assert!(e.message.contains("file name"), "{e}");
+}
+
+#[test]
+fn integer_and_float_factors_are_the_same_value() {
+    let a = load(&BASE.replace("speed = 0.5", "speed = 2")).unwrap().0;
+    let b = load(&BASE.replace("speed = 0.5", "speed = 2.0")).unwrap().0;
+    assert_eq!(a.platforms, b.platforms);
+    assert_eq!(a.variant_names(AxisName::Platform), ["same", "half"]);
+}

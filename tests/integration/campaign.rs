@@ -1,0 +1,280 @@
+//! `campaign plan` and `campaign run` through the binary: the paper2024 grid, a mini
+//! campaign on the hand-made fixtures (cache hits on a second run, identical results for
+//! 1 and 2 threads, renamed variants keep their cache entries, a corrupt entry is
+//! recomputed, a missing trace fails only its runs), and the golden test guarding
+//! `SEMANTICS_VERSION`.
+
+use crate::common::{campaign, fixture};
+use campaign::campaign::key::SEMANTICS_VERSION;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// A mini campaign on two fixtures: 2 workloads × 2 schedulers × 2 replays = 8 runs.
+fn mini_spec(dir: &Path, extra: &str) -> PathBuf {
+    let text = format!(
+        r#"name = "mini"
+[workloads.fig1]
+trace = "{}"
+[workloads.late4]
+trace = "{}"
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+easy = {{ kind = "easy" }}
+[replays]
+rigid = "rigid"
+a0 = "a0"
+[semantics]
+run = {{ walltime = "run" }}
+{extra}"#,
+        fixture("fig1_sessions.swf.txt").display(),
+        fixture("lateness4.swf.txt").display()
+    );
+    let path = dir.join("mini.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(spec: &Path, cache: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    campaign()
+        .arg("run")
+        .arg(spec)
+        .arg("--cache")
+        .arg(cache)
+        .args(args)
+        .assert()
+}
+
+fn stdout(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(a.get_output().stdout.clone()).unwrap()
+}
+
+fn stderr(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8(a.get_output().stderr.clone()).unwrap()
+}
+
+/// Every cache entry file.
+fn entries(cache: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for shard in std::fs::read_dir(cache).unwrap() {
+        for e in std::fs::read_dir(shard.unwrap().path()).unwrap() {
+            out.push(e.unwrap().path());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn paper2024_plans_36_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/paper2024.toml");
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "workload 2 × experiment 6 × replay 3 = 36 points, 0 excluded, 0 included",
+        ))
+        .stdout(predicate::str::contains(
+            "36: 0 cached, 36 to compute, 0 cannot run",
+        ))
+        .stdout(predicate::str::contains(
+            "KTH-SP2-1996-2.1-cln.swf.gz (28475 jobs, 100 nodes)",
+        ))
+        .stdout(predicate::str::contains(
+            "note: the paper used SDSC-SP2-1998-4.swf",
+        ));
+}
+
+#[test]
+fn second_run_is_all_cache_hits_and_thread_count_does_not_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    let (c1, c2) = (dir.path().join("c1"), dir.path().join("c2"));
+    let one = run(&spec, &c1, &["--jobs", "1"]).success();
+    let two = run(&spec, &c2, &["--jobs", "2"]).success();
+    assert_eq!(
+        stdout(&one),
+        stdout(&two),
+        "results differ between 1 and 2 threads"
+    );
+    assert!(
+        stderr(&one).contains("[     8/8] 0 cached, 0 failed"),
+        "{}",
+        stderr(&one)
+    );
+    assert_eq!(entries(&c1).len(), 8);
+    // Same bytes in both caches: runs are pure functions of their parameters.
+    for (a, b) in entries(&c1).iter().zip(entries(&c2)) {
+        assert_eq!(std::fs::read(a).unwrap(), std::fs::read(&b).unwrap());
+    }
+    let again = run(&spec, &c1, &[]).success();
+    assert!(
+        stderr(&again).contains("8 cached, 0 failed"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(stdout(&again), stdout(&one));
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(&c1)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("8: 8 cached, 0 to compute"));
+}
+
+#[test]
+fn renaming_variants_and_reordering_keeps_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    run(&mini_spec(dir.path(), ""), &cache, &[]).success();
+    // New names, another order, `2` written as a float elsewhere: same runs.
+    let text = std::fs::read_to_string(dir.path().join("mini.toml"))
+        .unwrap()
+        .replace(
+            "fcfs = { kind = \"fcfs\" }\neasy = { kind = \"easy\" }",
+            "EASY = { kind = \"easy\" }\nFCFS = { kind = \"fcfs\" }",
+        )
+        .replace("[workloads.fig1]", "[workloads.figure-one]");
+    std::fs::write(dir.path().join("renamed.toml"), text).unwrap();
+    campaign()
+        .arg("plan")
+        .arg(dir.path().join("renamed.toml"))
+        .arg("--cache")
+        .arg(&cache)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("8: 8 cached, 0 to compute"));
+}
+
+#[test]
+fn a_corrupt_entry_is_reported_and_recomputed() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    let cache = dir.path().join("cache");
+    let first = stdout(&run(&spec, &cache, &[]).success());
+    let victim = entries(&cache)[3].clone();
+    let good = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, b"{ truncated").unwrap();
+    let again = run(&spec, &cache, &[]).success();
+    assert!(stderr(&again).contains("is corrupt"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("7 cached, 0 failed"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(stdout(&again), first);
+    assert_eq!(
+        std::fs::read(&victim).unwrap(),
+        good,
+        "the entry was rewritten"
+    );
+}
+
+#[test]
+fn a_missing_trace_fails_its_runs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(
+        dir.path(),
+        "[workloads.ghost]\ntrace = \"no-such-trace-anywhere\"\n",
+    );
+    let out = run(&spec, &dir.path().join("cache"), &[]).code(1);
+    let err = stderr(&out);
+    assert!(err.contains("4 of 12 runs failed"), "{err}");
+    assert!(
+        err.contains("trace \"no-such-trace-anywhere\" not found"),
+        "{err}"
+    );
+    assert_eq!(
+        entries(&dir.path().join("cache")).len(),
+        8,
+        "the other runs are cached"
+    );
+}
+
+#[test]
+fn spec_errors_name_the_line_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "[[exclude]]\nreplay = \"a60\"\n");
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "mini.toml:15:10: unknown replay variant \"a60\"; the spec defines: rigid, a0",
+        ));
+}
+
+/// The golden test: every result of the mini campaign plus KTH (EASY and FCFS, rigid
+/// and a0), at full precision, stored with the semantics version they were computed
+/// under (`tests/golden/campaign.json`). If results change, `SEMANTICS_VERSION`
+/// (src/campaign/key.rs) must be bumped, so that cached results are recomputed, and the
+/// file regenerated: `CAMPAIGN_BLESS=1 cargo test golden`.
+#[test]
+fn golden_results_change_only_with_the_semantics_version() {
+    use campaign::campaign::cache::Cache;
+    use campaign::campaign::runner::{execute, load_workloads, plan};
+    use campaign::workload::TraceLocator;
+    use std::sync::atomic::AtomicBool;
+
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(
+        dir.path(),
+        "[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n",
+    );
+    let (spec, grid) = campaign::campaign::load(&spec).unwrap();
+    let locator = TraceLocator::in_dirs([crate::common::trace_dir()]);
+    let workloads = load_workloads(&spec, &locator);
+    let planned = plan(&spec, &grid, &workloads);
+    let cache = Cache::new(dir.path().join("cache"));
+    let outcomes = execute(
+        &planned,
+        &workloads,
+        &cache,
+        0,
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .unwrap();
+    let runs: Vec<serde_json::Value> = planned
+        .iter()
+        .zip(&outcomes)
+        .map(|(p, o)| {
+            let r = o
+                .as_ref()
+                .and_then(|o| o.record())
+                .expect("every run succeeds");
+            serde_json::json!({ "labels": p.labels, "metrics": r.metrics, "lateness": r.lateness })
+        })
+        .collect();
+    assert_eq!(runs.len(), 12);
+    let got = serde_json::json!({ "semantics_version": SEMANTICS_VERSION, "runs": runs });
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/campaign.json");
+    if std::env::var_os("CAMPAIGN_BLESS").is_some() {
+        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let golden: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let version = golden["semantics_version"].as_u64();
+    if version == Some(u64::from(SEMANTICS_VERSION)) {
+        assert!(
+            golden["runs"] == got["runs"],
+            "results changed without bumping SEMANTICS_VERSION (src/campaign/key.rs): bump it \
+             and regenerate {} (CAMPAIGN_BLESS=1 cargo test golden)",
+            path.display()
+        );
+    } else {
+        panic!(
+            "SEMANTICS_VERSION is {SEMANTICS_VERSION} but {} was made under {version:?}: \
+             regenerate it (CAMPAIGN_BLESS=1 cargo test golden)",
+            path.display()
+        );
+    }
+}
