@@ -13,6 +13,7 @@ pub mod cli;
 pub mod metrics;
 pub mod platform;
 pub mod replay;
+pub mod report;
 pub mod run;
 pub mod sched;
 pub mod sim;

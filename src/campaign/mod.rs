@@ -2,6 +2,7 @@
 //! [`grid`] expands it into runs.
 
 pub mod cache;
+pub mod columns;
 pub mod grid;
 pub mod key;
 pub mod runner;

@@ -233,6 +233,64 @@ pub struct RawSpec {
     pub exclude: Vec<Spanned<RawSelection>>,
     #[serde(default)]
     pub include: Vec<Spanned<RawSelection>>,
+    #[serde(default)]
+    pub table: Vec<Spanned<RawTable>>,
+    /// Published values to print beside ours: `table`, the row and column axes'
+    /// variant names, and metric values.
+    #[serde(default)]
+    pub expected: Vec<Spanned<toml::Table>>,
+}
+
+/// A table to produce, as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTable {
+    pub name: Spanned<String>,
+    pub title: Option<String>,
+    pub rows: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub columns: Vec<Spanned<String>>,
+    pub metrics: Vec<Spanned<String>>,
+    /// Decimal places (default 2).
+    pub digits: Option<usize>,
+    pub aggregate: Option<Aggregate>,
+    /// Where the expected values come from (printed with them).
+    pub expected_source: Option<String>,
+}
+
+choice! {
+    /// How the runs falling in one table cell are combined (several when an axis that
+    /// is not a row or column of the table has several values, e.g. shake seeds).
+    pub enum Aggregate("aggregate") {
+        #[default]
+        Mean => "mean",
+        /// Linear interpolation between order statistics (numpy's default).
+        Median => "median",
+        Min => "min",
+        Max => "max",
+    }
+}
+
+/// A validated table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSpec {
+    pub name: String,
+    pub title: Option<String>,
+    pub rows: Vec<AxisName>,
+    pub columns: Vec<AxisName>,
+    pub metrics: Vec<String>,
+    pub digits: usize,
+    pub aggregate: Aggregate,
+    pub expected_source: Option<String>,
+    pub expected: Vec<Expected>,
+}
+
+/// Published values for one row and column of a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expected {
+    /// Variant name per row axis, then per column axis.
+    pub labels: Vec<String>,
+    pub values: Vec<(String, f64)>,
 }
 
 /// A workload variant: which trace, how to clean it, on how many nodes.
@@ -260,6 +318,7 @@ pub struct Spec {
     pub replays: Vec<(String, ReplayModel)>,
     /// Each experiment's choice per axis (`None`: it does not set that axis).
     pub experiments: Vec<(String, Choices)>,
+    pub tables: Vec<TableSpec>,
     pub raw: RawSpec,
     /// The spec text (for line numbers in later errors).
     pub text: String,
@@ -395,6 +454,7 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         semantics: Vec::new(),
         replays: Vec::new(),
         experiments: Vec::new(),
+        tables: Vec::new(),
         raw: raw.clone(),
         text: text.to_string(),
     };
@@ -534,7 +594,150 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         experiments.push((n.get_ref().clone(), choices));
     }
     spec.experiments = experiments;
+    spec.tables = tables(&spec)?;
     Ok(spec)
+}
+
+fn axis_name(spec: &Spec, name: &Spanned<String>) -> Result<AxisName, SpecError> {
+    name.get_ref()
+        .parse()
+        .map_err(|e| spec.error_at(Some(name.span()), format!("{e}")))
+}
+
+/// Validates `[[table]]` and `[[expected]]`.
+fn tables(spec: &Spec) -> Result<Vec<TableSpec>, SpecError> {
+    let mut out: Vec<TableSpec> = Vec::new();
+    for t in &spec.raw.table {
+        let raw = t.get_ref();
+        let name = raw.name.get_ref();
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+        {
+            return Err(spec.error_at(
+                Some(raw.name.span()),
+                format!("table name {name:?} must be letters, digits, '-' or '_' (it names files)"),
+            ));
+        }
+        if out.iter().any(|o| o.name == *name) {
+            return Err(spec.error_at(
+                Some(raw.name.span()),
+                format!("two tables are named {name:?}"),
+            ));
+        }
+        let rows = raw
+            .rows
+            .iter()
+            .map(|a| axis_name(spec, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let columns = raw
+            .columns
+            .iter()
+            .map(|a| axis_name(spec, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        if rows.is_empty() {
+            return Err(spec.error_at(Some(t.span()), "a table needs at least one row axis"));
+        }
+        let mut seen = rows.clone();
+        for (c, raw_c) in columns.iter().zip(&raw.columns) {
+            if seen.contains(c) {
+                return Err(spec.error_at(
+                    Some(raw_c.span()),
+                    format!("axis {c} is used twice in table {name:?}"),
+                ));
+            }
+            seen.push(*c);
+        }
+        let mut metrics = Vec::new();
+        for m in &raw.metrics {
+            if !super::columns::is_metric(m.get_ref()) {
+                let names: Vec<&str> = super::columns::METRICS.iter().map(|(n, _)| *n).collect();
+                return Err(spec.error_at(
+                    Some(m.span()),
+                    format!(
+                        "unknown metric {:?}; known: {}",
+                        m.get_ref(),
+                        names.join(", ")
+                    ),
+                ));
+            }
+            metrics.push(m.get_ref().clone());
+        }
+        if metrics.is_empty() {
+            return Err(spec.error_at(Some(t.span()), "a table needs at least one metric"));
+        }
+        out.push(TableSpec {
+            name: name.clone(),
+            title: raw.title.clone(),
+            rows,
+            columns,
+            metrics,
+            digits: raw.digits.unwrap_or(2),
+            aggregate: raw.aggregate.unwrap_or_default(),
+            expected_source: raw.expected_source.clone(),
+            expected: Vec::new(),
+        });
+    }
+    for e in &spec.raw.expected {
+        let at = || Some(e.span());
+        let entries = e.get_ref();
+        let table_name = entries
+            .get("table")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| spec.error_at(at(), "an expected entry needs `table = \"NAME\"`"))?;
+        let Some(t) = out.iter_mut().find(|t| t.name == table_name) else {
+            return Err(spec.error_at(
+                at(),
+                format!("expected values for unknown table {table_name:?}"),
+            ));
+        };
+        let mut labels = Vec::new();
+        for axis in t.rows.iter().chain(&t.columns) {
+            let v = entries
+                .get(axis.name())
+                .and_then(|v| v.as_str())
+                .ok_or_else(|| {
+                    spec.error_at(
+                        at(),
+                        format!(
+                            "expected values for table {table_name:?} need `{axis} = \"NAME\"`"
+                        ),
+                    )
+                })?;
+            if !spec.variant_names(*axis).contains(&v) {
+                return Err(spec.error_at(
+                    at(),
+                    format!("unknown {axis} variant {v:?} in expected values"),
+                ));
+            }
+            labels.push(v.to_string());
+        }
+        let mut values = Vec::new();
+        for (k, v) in entries {
+            if k == "table" || t.rows.iter().chain(&t.columns).any(|a| a.name() == k) {
+                continue;
+            }
+            if !t.metrics.contains(k) {
+                return Err(spec.error_at(
+                    at(),
+                    format!(
+                        "{k:?} is not a metric of table {table_name:?} ({})",
+                        t.metrics.join(", ")
+                    ),
+                ));
+            }
+            let x = v
+                .as_float()
+                .or_else(|| v.as_integer().map(|i| i as f64))
+                .ok_or_else(|| {
+                    spec.error_at(at(), format!("expected value {k} must be a number"))
+                })?;
+            values.push((k.clone(), x));
+        }
+        t.expected.push(Expected { labels, values });
+    }
+    Ok(out)
 }
 
 /// Variant names are unique within an axis (TOML already refuses duplicate keys; this

@@ -5,6 +5,7 @@ use crate::campaign::runner::{
     Event, LoadedWorkload, Outcome, PlannedRun, execute, load_workloads, plan,
 };
 use crate::campaign::{Grid, Spec, cache::Cache, load};
+use crate::report::{ReportRun, build_table, markdown, runs_frame, write_runs, write_table};
 use crate::workload::{TRACE_DIR_ENV, TraceLocator};
 use clap::Args;
 use std::fmt::Write as _;
@@ -29,6 +30,9 @@ pub(crate) struct SpecArgs {
     /// The result cache, shared between campaigns.
     #[arg(long, value_name = "DIR", default_value = "results/cache")]
     cache: PathBuf,
+    /// Where the campaign's outputs go [default: results/NAME].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 /// A spec with its grid, loaded workloads and planned runs.
@@ -137,6 +141,162 @@ impl SpecArgs {
     }
 }
 
+impl SpecArgs {
+    fn out_dir(&self, spec: &Spec) -> PathBuf {
+        self.out
+            .clone()
+            .unwrap_or_else(|| Path::new("results").join(&spec.name))
+    }
+
+    /// `campaign report`: the outputs from the cache alone; runs not cached are
+    /// reported as not run.
+    pub(crate) fn report(&self) -> anyhow::Result<u8> {
+        let Prepared {
+            spec,
+            grid,
+            workloads,
+            planned,
+        } = self.prepare()?;
+        let cache = Cache::new(&self.cache);
+        eprint!("{}", header(&spec, &grid, &workloads, &self.spec));
+        let mut missing = 0;
+        let outcomes: Vec<Option<Outcome>> = planned
+            .iter()
+            .map(|p| match p.key().map(|k| cache.get(k)) {
+                Some(Ok(Some(record))) => Some(Outcome::Cached(record)),
+                Some(Err(e)) => {
+                    eprintln!("warning: {e}");
+                    missing += 1;
+                    None
+                }
+                _ => {
+                    missing += 1;
+                    None
+                }
+            })
+            .collect();
+        if missing > 0 {
+            eprintln!(
+                "{missing} of {} runs are not in the cache (reported as not run)",
+                planned.len()
+            );
+        }
+        print_stdout(&report(&spec, &planned, &outcomes, &self.out_dir(&spec))?)?;
+        Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
+    }
+}
+
+/// Writes runs.parquet, runs.csv and the tables into `dir`; returns the text to print:
+/// every table (Markdown) with the published values beside ours, or a per-run summary
+/// when the spec asks for no table.
+fn report(
+    spec: &Spec,
+    planned: &[PlannedRun],
+    outcomes: &[Option<Outcome>],
+    dir: &Path,
+) -> anyhow::Result<String> {
+    let runs: Vec<ReportRun<'_>> = planned
+        .iter()
+        .zip(outcomes)
+        .map(|(p, o)| ReportRun {
+            labels: &p.labels,
+            key: p.key(),
+            outcome: o.as_ref(),
+        })
+        .collect();
+    let mut df = runs_frame(&runs)?;
+    write_runs(&mut df, dir)?;
+    let mut out = String::new();
+    for t in &spec.tables {
+        let mut table = build_table(&df, t)?;
+        write_table(&mut table, &dir.join("tables"))?;
+        writeln!(out, "{}\n", table.title.as_deref().unwrap_or(&table.name))?;
+        writeln!(out, "{}", markdown(&table.header, &table.rows))?;
+        if let Some((header, rows)) = &table.comparison {
+            writeln!(
+                out,
+                "{} beside ours{}:\n",
+                table.title.as_deref().unwrap_or(&table.name),
+                table
+                    .expected_source
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" (published: {s})"))
+            )?;
+            writeln!(out, "{}", markdown(header, rows))?;
+        }
+    }
+    if spec.tables.is_empty() {
+        out.push_str(&summary(planned, outcomes)?);
+    }
+    writeln!(
+        out,
+        "outputs in {} (runs.parquet, runs.csv{})",
+        dir.display(),
+        if spec.tables.is_empty() {
+            ""
+        } else {
+            ", tables/"
+        }
+    )?;
+    Ok(out)
+}
+
+/// One line per run: labels and the main metrics.
+fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Result<String> {
+    let mut out = String::new();
+    writeln!(
+        out,
+        "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11}",
+        "workload",
+        "experiment",
+        "sched",
+        "platform",
+        "semantics",
+        "replay",
+        "makespan",
+        "wait mean",
+        "wait max",
+        "late mean",
+        "relative",
+        "additional"
+    )?;
+    for (p, o) in planned.iter().zip(outcomes) {
+        let l = &p.labels;
+        write!(
+            out,
+            "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} ",
+            l.workload,
+            l.experiment.as_deref().unwrap_or("-"),
+            l.scheduler,
+            l.platform,
+            l.semantics,
+            l.replay
+        )?;
+        match o.as_ref().and_then(Outcome::record) {
+            Some(r) => {
+                let m = &r.metrics;
+                let opt = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
+                writeln!(
+                    out,
+                    "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}",
+                    m.makespan / DAY,
+                    m.wait_mean / DAY,
+                    m.wait_max / DAY,
+                    r.lateness.mean_s / DAY,
+                    opt(r.lateness.relative, 3),
+                    opt(r.lateness.additional_s, 2)
+                )?;
+            }
+            None => writeln!(out, "{:>10}", o.as_ref().map_or("not run", Outcome::status))?,
+        }
+    }
+    writeln!(
+        out,
+        "(makespan, waits and mean lateness in days; additional lateness in seconds)"
+    )?;
+    Ok(out)
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     #[command(flatten)]
@@ -146,18 +306,43 @@ pub(crate) struct RunArgs {
     jobs: Option<usize>,
 }
 
-/// Progress on stderr: a status line at most every two seconds, and at the end.
+/// Progress on stderr: an indicatif bar when stderr is a terminal, else a plain status
+/// line at most every ten seconds and at the end (cluster logs).
 struct Progress {
     total: usize,
     start: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    /// (done, cached, failed, last line printed).
     state: Mutex<(usize, usize, usize, Instant)>,
 }
 
 impl Progress {
+    fn new(total: usize) -> Progress {
+        use std::io::IsTerminal as _;
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} runs  {msg}  {elapsed} elapsed, ETA {eta}",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Progress {
+            total,
+            start: Instant::now(),
+            bar,
+            state: Mutex::new((0, 0, 0, Instant::now())),
+        }
+    }
+
     fn event(&self, e: Event<'_>) {
         let Ok(mut s) = self.state.lock() else { return };
         match e {
-            Event::Warning(w) => eprintln!("warning: {w}"),
+            Event::Warning(w) => match &self.bar {
+                Some(bar) => bar.println(format!("warning: {w}")),
+                None => eprintln!("warning: {w}"),
+            },
             Event::Finished { outcome, .. } => {
                 s.0 += 1;
                 match outcome {
@@ -165,13 +350,20 @@ impl Progress {
                     Outcome::Failed(_) => s.2 += 1,
                     Outcome::Computed(_) => {}
                 }
-                if s.0 == self.total || s.3.elapsed() >= Duration::from_secs(2) {
+                let msg = format!("{} cached, {} failed", s.1, s.2);
+                if let Some(bar) = &self.bar {
+                    bar.set_message(msg);
+                    bar.inc(1);
+                    if s.0 == self.total {
+                        bar.finish();
+                    }
+                } else if s.0 == self.total || s.3.elapsed() >= Duration::from_secs(10) {
                     s.3 = Instant::now();
                     let elapsed = self.start.elapsed().as_secs_f64();
                     let eta = elapsed / s.0 as f64 * (self.total - s.0) as f64;
                     eprintln!(
-                        "[{:>6}/{}] {} cached, {} failed, {elapsed:.1} s elapsed, about {eta:.0} s left",
-                        s.0, self.total, s.1, s.2
+                        "[{:>6}/{}] {msg}, {elapsed:.1} s elapsed, about {eta:.0} s left",
+                        s.0, self.total
                     );
                 }
             }
@@ -190,11 +382,7 @@ impl RunArgs {
         let cache = Cache::new(&self.spec.cache);
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec.spec));
-        let progress = Progress {
-            total: planned.len(),
-            start: Instant::now(),
-            state: Mutex::new((0, 0, 0, Instant::now())),
-        };
+        let progress = Progress::new(planned.len());
         let outcomes = execute(
             &planned,
             &workloads,
@@ -204,59 +392,8 @@ impl RunArgs {
             &|e| progress.event(e),
         )?;
 
-        let mut out = String::new();
-        writeln!(
-            out,
-            "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11}",
-            "workload",
-            "experiment",
-            "sched",
-            "platform",
-            "semantics",
-            "replay",
-            "makespan",
-            "wait mean",
-            "wait max",
-            "late mean",
-            "relative",
-            "additional"
-        )?;
-        for (p, o) in planned.iter().zip(&outcomes) {
-            let l = &p.labels;
-            write!(
-                out,
-                "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} ",
-                l.workload,
-                l.experiment.as_deref().unwrap_or("-"),
-                l.scheduler,
-                l.platform,
-                l.semantics,
-                l.replay
-            )?;
-            match o.as_ref().and_then(Outcome::record) {
-                Some(r) => {
-                    let m = &r.metrics;
-                    let opt =
-                        |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
-                    writeln!(
-                        out,
-                        "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}",
-                        m.makespan / DAY,
-                        m.wait_mean / DAY,
-                        m.wait_max / DAY,
-                        r.lateness.mean_s / DAY,
-                        opt(r.lateness.relative, 3),
-                        opt(r.lateness.additional_s, 2)
-                    )?;
-                }
-                None => writeln!(out, "{:>10}", o.as_ref().map_or("not run", Outcome::status))?,
-            }
-        }
-        writeln!(
-            out,
-            "(makespan, waits and mean lateness in days; additional lateness in seconds)"
-        )?;
-        print_stdout(&out)?;
+        let out_dir = self.spec.out_dir(&spec);
+        print_stdout(&report(&spec, &planned, &outcomes, &out_dir)?)?;
 
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()

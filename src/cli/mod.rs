@@ -43,8 +43,11 @@ enum Command {
     /// Print a campaign's expanded grid (counts per axis, runs, how many are cached)
     /// without running it.
     Plan(campaign::SpecArgs),
-    /// Run a campaign: every run of its grid not already cached, on all cores.
+    /// Run a campaign: every run of its grid not already cached, on all cores; write
+    /// runs.parquet, runs.csv and the tables.
     Run(campaign::RunArgs),
+    /// Write a campaign's outputs from the cache alone, running nothing.
+    Report(campaign::SpecArgs),
     /// Simulate one workload trace on one platform under one scheduler.
     Simulate(simulate::SimulateArgs),
     /// Cut each user's jobs into sessions and print the session graphs' statistics.
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Plan(args) => args.plan(),
         Command::Run(args) => args.run(),
+        Command::Report(args) => args.report(),
         Command::Simulate(args) => args.run(),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),

@@ -4,16 +4,94 @@ use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
 use crate::metrics::recorded_metrics;
 use crate::platform::Platform;
-use crate::workload::trace_name;
+use crate::workload::{
+    ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, FetchError, TRACE_DIR_ENV, TraceLocator, archive_trace,
+    fetch, sha256_hex, trace_name,
+};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde_json::json;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum TraceCommand {
     /// Header, counts, platform size and the recorded-log metrics of a trace.
     Info(InfoArgs),
+    /// Download a known archive trace into the trace directory and verify its sha256.
+    Fetch(FetchArgs),
+    /// The archive traces this tool knows, and where each is found.
+    List(ListArgs),
+}
+
+/// Where `trace fetch` writes and `trace list` looks: --trace-dir, else
+/// $CAMPAIGN_TRACE_DIR, else ./traces.
+fn trace_dir(flag: &Option<PathBuf>) -> PathBuf {
+    flag.clone()
+        .or_else(|| {
+            std::env::var_os(TRACE_DIR_ENV)
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from("traces"))
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FetchArgs {
+    /// Archive trace names (see `campaign trace list`).
+    #[arg(required = true)]
+    names: Vec<String>,
+    /// Where to put them [default: $CAMPAIGN_TRACE_DIR, else ./traces].
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+}
+
+impl FetchArgs {
+    fn run(&self) -> anyhow::Result<u8> {
+        let dir = trace_dir(&self.trace_dir);
+        let base = std::env::var(ARCHIVE_URL_ENV).unwrap_or_else(|_| ARCHIVE_URL.to_string());
+        for name in &self.names {
+            let trace = archive_trace(name).ok_or_else(|| FetchError::Unknown(name.clone()))?;
+            let target = dir.join(trace.file_name());
+            if target.is_file() && sha256_hex(&std::fs::read(&target)?) == trace.gz_sha256 {
+                eprintln!(
+                    "{}: already in {} (checksum verified)",
+                    trace.name,
+                    dir.display()
+                );
+                continue;
+            }
+            eprintln!("{}: downloading {}", trace.name, trace.url(&base));
+            let path = fetch(trace, &base, &dir)?;
+            eprintln!("{}: {} (sha256 verified)", trace.name, path.display());
+        }
+        Ok(EXIT_OK)
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// A trace directory to look in first.
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+}
+
+impl ListArgs {
+    fn run(&self) -> anyhow::Result<u8> {
+        let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
+        let locator = TraceLocator::standard(self.trace_dir.clone(), env);
+        let mut out = String::new();
+        writeln!(out, "{}     jobs  where", format_args!("{:<26}", "trace"))?;
+        for t in ARCHIVE {
+            let place = match locator.locate(t.name) {
+                Ok(p) => p.display().to_string(),
+                Err(_) => "missing (campaign trace fetch NAME)".to_string(),
+            };
+            writeln!(out, "{:<26}{:>9}  {place}", t.name, t.jobs)?;
+        }
+        print_stdout(&out)?;
+        Ok(EXIT_OK)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -34,6 +112,8 @@ impl TraceCommand {
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
         match self {
             TraceCommand::Info(args) => args.run(),
+            TraceCommand::Fetch(args) => args.run(),
+            TraceCommand::List(args) => args.run(),
         }
     }
 }

@@ -26,6 +26,10 @@ choice! {
         Keep => "keep",
         /// The requested time is divided by the speed factor, like the run time.
         Scale => "scale",
+        /// Scaled on slower nodes (the request grows with the run time, as a user
+        /// would ask for more time), kept on faster ones (nobody shortens a request
+        /// that suffices).
+        Stretch => "stretch",
     }
 }
 
@@ -78,6 +82,10 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
             let estimate = match semantics.walltime_scaling {
                 WalltimeScaling::Keep => j.requested_time,
                 WalltimeScaling::Scale => j.requested_time.div_f64(platform.speed),
+                WalltimeScaling::Stretch if platform.speed < 1.0 => {
+                    j.requested_time.div_f64(platform.speed)
+                }
+                WalltimeScaling::Stretch => j.requested_time,
             };
             let limit = match semantics.walltime {
                 WalltimePolicy::Kill => Some(estimate),
@@ -93,4 +101,52 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::workload::Job;
+
+    #[test]
+    fn walltime_scaling_keep_scale_stretch() {
+        let s = Time::from_secs;
+        let job = Job {
+            id: 1,
+            user: 1,
+            submit: s(0),
+            runtime: s(100),
+            size: 1,
+            requested_time: s(400),
+            status: 1,
+            recorded_wait: None,
+            swf: SwfRecord::MISSING,
+        };
+        let w = Workload::new(vec![job], SwfHeader::default());
+        let estimate = |speed: f64, scaling| {
+            let platform = Platform { nodes: 1, speed };
+            let semantics = Semantics {
+                walltime: WalltimePolicy::Kill,
+                walltime_scaling: scaling,
+            };
+            let j = prepare(&w, platform, semantics)[0];
+            (j.runtime, j.estimate, j.limit)
+        };
+        use WalltimeScaling::*;
+        assert_eq!(estimate(2.0, Keep), (s(50), s(400), Some(s(400))));
+        assert_eq!(estimate(2.0, Scale), (s(50), s(200), Some(s(200))));
+        assert_eq!(
+            estimate(2.0, Stretch),
+            (s(50), s(400), Some(s(400))),
+            "kept when faster"
+        );
+        assert_eq!(estimate(0.5, Keep), (s(200), s(400), Some(s(400))));
+        assert_eq!(estimate(0.5, Scale), (s(200), s(800), Some(s(800))));
+        assert_eq!(
+            estimate(0.5, Stretch),
+            (s(200), s(800), Some(s(800))),
+            "scaled when slower"
+        );
+    }
 }

@@ -3,9 +3,14 @@
 //!
 //! Also here: finding a trace by archive name ([`TraceLocator`]).
 
+mod archive;
 mod catalog;
 mod clean;
 
+pub use archive::{
+    ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
+    sha256_hex,
+};
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
     CleaningPolicy, CleaningReport, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter,

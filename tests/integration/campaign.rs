@@ -34,14 +34,30 @@ run = {{ walltime = "run" }}
     path
 }
 
+/// `campaign run SPEC --cache CACHE --out CACHE-out ARGS`.
 fn run(spec: &Path, cache: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    let out = cache.with_file_name(format!(
+        "{}-out",
+        cache.file_name().unwrap().to_string_lossy()
+    ));
     campaign()
         .arg("run")
         .arg(spec)
         .arg("--cache")
         .arg(cache)
+        .arg("--out")
+        .arg(out)
         .args(args)
         .assert()
+}
+
+/// The run's stdout without its last line (which names the output directory).
+fn results(a: &assert_cmd::assert::Assert) -> String {
+    stdout(a)
+        .lines()
+        .filter(|l| !l.starts_with("outputs in "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn stdout(a: &assert_cmd::assert::Assert) -> String {
@@ -65,7 +81,7 @@ fn entries(cache: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
-fn paper2024_plans_36_runs() {
+fn paper2024_plans_38_runs() {
     let dir = tempfile::tempdir().unwrap();
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/paper2024.toml");
     campaign()
@@ -76,10 +92,10 @@ fn paper2024_plans_36_runs() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "workload 2 × experiment 6 × replay 3 = 36 points, 0 excluded, 0 included",
+            "experiment 7 × replay 3 × workload 2 = 42 points, 4 excluded, 0 included",
         ))
         .stdout(predicate::str::contains(
-            "36: 0 cached, 36 to compute, 0 cannot run",
+            "38: 0 cached, 38 to compute, 0 cannot run",
         ))
         .stdout(predicate::str::contains(
             "KTH-SP2-1996-2.1-cln.swf.gz (28475 jobs, 100 nodes)",
@@ -97,8 +113,8 @@ fn second_run_is_all_cache_hits_and_thread_count_does_not_matter() {
     let one = run(&spec, &c1, &["--jobs", "1"]).success();
     let two = run(&spec, &c2, &["--jobs", "2"]).success();
     assert_eq!(
-        stdout(&one),
-        stdout(&two),
+        results(&one),
+        results(&two),
         "results differ between 1 and 2 threads"
     );
     assert!(
@@ -117,7 +133,7 @@ fn second_run_is_all_cache_hits_and_thread_count_does_not_matter() {
         "{}",
         stderr(&again)
     );
-    assert_eq!(stdout(&again), stdout(&one));
+    assert_eq!(results(&again), results(&one));
     campaign()
         .arg("plan")
         .arg(&spec)
@@ -157,7 +173,7 @@ fn a_corrupt_entry_is_reported_and_recomputed() {
     let dir = tempfile::tempdir().unwrap();
     let spec = mini_spec(dir.path(), "");
     let cache = dir.path().join("cache");
-    let first = stdout(&run(&spec, &cache, &[]).success());
+    let first = results(&run(&spec, &cache, &[]).success());
     let victim = entries(&cache)[3].clone();
     let good = std::fs::read(&victim).unwrap();
     std::fs::write(&victim, b"{ truncated").unwrap();
@@ -168,7 +184,7 @@ fn a_corrupt_entry_is_reported_and_recomputed() {
         "{}",
         stderr(&again)
     );
-    assert_eq!(stdout(&again), first);
+    assert_eq!(results(&again), first);
     assert_eq!(
         std::fs::read(&victim).unwrap(),
         good,

@@ -6,6 +6,7 @@ mod bad_input;
 mod campaign;
 mod common;
 mod properties;
+mod reliability;
 mod replay;
 mod replay_cli;
 mod replay_hand;

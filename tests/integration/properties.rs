@@ -25,7 +25,11 @@ use std::path::Path;
 /// The simulated speeds, with the exact factor by which each multiplies run times.
 const SPEEDS: [(f64, i64); 2] = [(1.0, 1), (0.5, 2)];
 const POLICIES: [WalltimePolicy; 2] = [WalltimePolicy::Kill, WalltimePolicy::Run];
-const SCALINGS: [WalltimeScaling; 2] = [WalltimeScaling::Keep, WalltimeScaling::Scale];
+const SCALINGS: [WalltimeScaling; 3] = [
+    WalltimeScaling::Keep,
+    WalltimeScaling::Scale,
+    WalltimeScaling::Stretch,
+];
 
 fn config(cases: u32) -> Config {
     Config {
@@ -223,6 +227,8 @@ fn check_run(
         let estimate = match scaling {
             WalltimeScaling::Keep => job.requested_time,
             WalltimeScaling::Scale => Time::from_millis(job.requested_time.millis() * mult),
+            // The speeds here are ≤ 1, where `stretch` scales like `scale`.
+            WalltimeScaling::Stretch => Time::from_millis(job.requested_time.millis() * mult),
         };
         prop_assert_eq!(sim.runtime, runtime, "{}", ctx);
         prop_assert_eq!(sim.estimate, estimate, "{}", ctx);
