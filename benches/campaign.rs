@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use campaign::campaign::cache::Cache;
-use campaign::campaign::runner::{execute, load_workloads, plan};
+use campaign::campaign::runner::{ExecOptions, execute, load_workloads, plan};
 use campaign::campaign::{expand, load, parse};
 use campaign::workload::TraceLocator;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -91,15 +91,44 @@ fn paper2024(c: &mut Criterion) {
             b.iter(|| {
                 let dir = tempfile::tempdir().unwrap();
                 let cache = Cache::new(dir.path());
-                execute(&planned, &workloads, &cache, threads, &stop, &|_| {}).unwrap()
+                execute(
+                    &planned,
+                    &workloads,
+                    &cache,
+                    ExecOptions {
+                        threads,
+                        time_limit: None,
+                    },
+                    &stop,
+                    &|_| {},
+                )
+                .unwrap()
             })
         });
     }
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::new(dir.path());
-    execute(&planned, &workloads, &cache, 0, &stop, &|_| {}).unwrap();
+    execute(
+        &planned,
+        &workloads,
+        &cache,
+        ExecOptions::default(),
+        &stop,
+        &|_| {},
+    )
+    .unwrap();
     group.bench_function("warm", |b| {
-        b.iter(|| execute(&planned, &workloads, &cache, 0, &stop, &|_| {}).unwrap())
+        b.iter(|| {
+            execute(
+                &planned,
+                &workloads,
+                &cache,
+                ExecOptions::default(),
+                &stop,
+                &|_| {},
+            )
+            .unwrap()
+        })
     });
     group.finish();
 }

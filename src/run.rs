@@ -6,7 +6,7 @@ use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, latene
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
 use crate::sched::{SchedulerKind, Violation, check};
-use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate};
+use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate_within};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -21,6 +21,9 @@ pub struct RunOptions {
     pub replay: ReplayModel,
     /// Run the invariant checker on the records.
     pub check: bool,
+    /// Give up after this much wall-clock time (not part of the run's identity).
+    #[serde(skip)]
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Default for RunOptions {
@@ -32,6 +35,7 @@ impl Default for RunOptions {
             semantics: Semantics::default(),
             replay: ReplayModel::default(),
             check: false,
+            time_limit: None,
         }
     }
 }
@@ -99,7 +103,13 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let jobs = prepare(workload, platform, options.semantics);
     let mut scheduler = options.scheduler.build(jobs.len());
     let mut replay = options.replay.submitter(workload)?;
-    let output = simulate(&jobs, platform.nodes, scheduler.as_mut(), replay.as_mut())?;
+    let output = simulate_within(
+        &jobs,
+        platform.nodes,
+        scheduler.as_mut(),
+        replay.as_mut(),
+        options.time_limit,
+    )?;
     let metrics = SchedulingMetrics::of(&output.records, platform.nodes);
     let recorded: Vec<_> = workload.jobs().iter().map(|j| j.submit).collect();
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();

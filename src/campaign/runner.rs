@@ -140,7 +140,12 @@ pub enum Event<'a> {
 }
 
 /// Computes one run.
-fn compute(params: &RunParams, key: &str, lw: &LoadedWorkload) -> Result<RunRecord, String> {
+fn compute(
+    params: &RunParams,
+    key: &str,
+    lw: &LoadedWorkload,
+    time_limit: Option<std::time::Duration>,
+) -> Result<RunRecord, String> {
     let options = RunOptions {
         nodes: Some(i64::from(params.nodes)),
         change: params.change,
@@ -148,6 +153,7 @@ fn compute(params: &RunParams, key: &str, lw: &LoadedWorkload) -> Result<RunReco
         semantics: params.semantics,
         replay: params.replay,
         check: true,
+        time_limit,
     };
     let result =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&lw.workload, &options)))
@@ -171,19 +177,27 @@ fn compute(params: &RunParams, key: &str, lw: &LoadedWorkload) -> Result<RunReco
     })
 }
 
-/// Runs every planned run on `threads` threads (0: all cores), taking results from
-/// `cache` where present and storing the new ones. Once `stop` is set no new run
-/// starts; runs not started are `None`.
+/// How to execute a campaign's runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExecOptions {
+    /// Worker threads (0: all cores).
+    pub threads: usize,
+    /// Give up a run after this much wall-clock time; it fails, the others go on.
+    pub time_limit: Option<std::time::Duration>,
+}
+
+/// Runs every planned run, taking results from `cache` where present and storing the
+/// new ones. Once `stop` is set no new run starts; runs not started are `None`.
 pub fn execute(
     planned: &[PlannedRun],
     workloads: &[Result<LoadedWorkload, String>],
     cache: &Cache,
-    threads: usize,
+    exec: ExecOptions,
     stop: &AtomicBool,
     on_event: &(dyn Fn(Event<'_>) + Sync),
 ) -> Result<Vec<Option<Outcome>>, rayon::ThreadPoolBuildError> {
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(exec.threads)
         .build()?;
     Ok(pool.install(|| {
         planned
@@ -204,7 +218,7 @@ pub fn execute(
                             let lw = workloads[p.run.choices.workload.unwrap_or(0)]
                                 .as_ref()
                                 .map_err(Clone::clone);
-                            match lw.and_then(|lw| compute(params, key, lw)) {
+                            match lw.and_then(|lw| compute(params, key, lw, exec.time_limit)) {
                                 Ok(record) => match cache.put(&record) {
                                     Ok(()) => Outcome::Computed(record),
                                     Err(e) => Outcome::Failed(e.to_string()),

@@ -2,11 +2,13 @@
 
 use super::{EXIT_ERROR, EXIT_OK, print_stdout};
 use crate::campaign::runner::{
-    Event, LoadedWorkload, Outcome, PlannedRun, execute, load_workloads, plan,
+    Event, ExecOptions, LoadedWorkload, Outcome, PlannedRun, execute, load_workloads, plan,
 };
 use crate::campaign::{Grid, Spec, cache::Cache, load};
 use crate::report::{ReportRun, build_table, markdown, runs_frame, write_runs, write_table};
-use crate::workload::{TRACE_DIR_ENV, TraceLocator};
+use crate::workload::{
+    ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
+};
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -33,6 +35,10 @@ pub(crate) struct SpecArgs {
     /// Where the campaign's outputs go [default: results/NAME].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Download the archive traces the spec names but no trace directory has (checked
+    /// against their sha256) into the first trace directory.
+    #[arg(long)]
+    fetch: bool,
 }
 
 /// A spec with its grid, loaded workloads and planned runs.
@@ -57,7 +63,33 @@ impl SpecArgs {
             dirs.push((PathBuf::from(d), TRACE_DIR_ENV));
         }
         dirs.push((PathBuf::from("traces"), "default ./traces"));
-        let workloads = load_workloads(&spec, &TraceLocator::new(dirs));
+        let locator = TraceLocator::new(dirs.clone());
+        for (name, w) in &spec.workloads {
+            let Some(known) = archive_trace(&w.trace) else {
+                continue;
+            };
+            if locator.locate(&w.trace).is_ok() {
+                continue;
+            }
+            if self.fetch {
+                let base =
+                    std::env::var(ARCHIVE_URL_ENV).unwrap_or_else(|_| ARCHIVE_URL.to_string());
+                let dir = &dirs[0].0;
+                eprintln!(
+                    "workload {name}: downloading {} into {}",
+                    known.url(&base),
+                    dir.display()
+                );
+                fetch(known, &base, dir)?;
+            } else {
+                eprintln!(
+                    "workload {name}: trace {} is not in any trace directory; `--fetch` (or \
+                     `campaign trace fetch {}`) downloads it from the archive",
+                    known.name, known.name
+                );
+            }
+        }
+        let workloads = load_workloads(&spec, &locator);
         let planned = plan(&spec, &grid, &workloads);
         Ok(Prepared {
             spec,
@@ -304,6 +336,10 @@ pub(crate) struct RunArgs {
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Give up a run after this many seconds of computing; it is reported as failed
+    /// (and not cached), the others go on.
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
 }
 
 /// Progress on stderr: an indicatif bar when stderr is a terminal, else a plain status
@@ -387,7 +423,10 @@ impl RunArgs {
             &planned,
             &workloads,
             &cache,
-            self.jobs.unwrap_or(0),
+            ExecOptions {
+                threads: self.jobs.unwrap_or(0),
+                time_limit: self.timeout.map(Duration::from_secs_f64),
+            },
             &STOP,
             &|e| progress.event(e),
         )?;

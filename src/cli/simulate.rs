@@ -91,6 +91,7 @@ impl SimulateArgs {
             },
             replay: self.replay,
             check: self.check,
+            time_limit: None,
         };
         let result = run(&workload, &options)?;
         let name = trace_name(&path);

@@ -80,6 +80,8 @@ pub enum SimError {
     Stalled { count: usize, first_id: i64 },
     #[error("job index {0} is out of range")]
     NoSuchJob(JobIdx),
+    #[error("stopped after {0:?} (the run's time limit), at simulated time {1} s")]
+    TimedOut(std::time::Duration, Time),
 }
 
 /// Event classes in processing order at equal time.
@@ -226,6 +228,24 @@ where
     S: Scheduler + ?Sized,
     R: Submitter + ?Sized,
 {
+    simulate_within(jobs, total_nodes, scheduler, submitter, None)
+}
+
+/// [`simulate`], giving up with [`SimError::TimedOut`] once `limit` of wall-clock time
+/// has passed (checked every 4,096 instants; `None`: no limit).
+pub fn simulate_within<S, R>(
+    jobs: &[SimJob],
+    total_nodes: u32,
+    scheduler: &mut S,
+    submitter: &mut R,
+    limit: Option<std::time::Duration>,
+) -> Result<SimOutput, SimError>
+where
+    S: Scheduler + ?Sized,
+    R: Submitter + ?Sized,
+{
+    let started = std::time::Instant::now();
+    let mut instants: u64 = 0;
     let mut sim = State::new(jobs, total_nodes);
     let mut new_submissions = Vec::new();
     let mut starts = Vec::new();
@@ -235,6 +255,13 @@ where
     sim.enqueue(&mut new_submissions, Time::from_millis(i64::MIN))?;
 
     while let Some(&Reverse((now, ..))) = sim.heap.peek() {
+        instants += 1;
+        if let Some(limit) = limit
+            && instants % 4096 == 0
+            && started.elapsed() > limit
+        {
+            return Err(SimError::TimedOut(limit, now));
+        }
         // Every event of this instant, in (class, job id, index) order. Submissions the
         // replay model makes at `now` in reaction join this batch.
         while let Some(&Reverse((t, class, _, idx))) = sim.heap.peek() {

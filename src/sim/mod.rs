@@ -11,6 +11,8 @@ mod engine;
 mod job;
 mod record;
 
-pub use engine::{Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate};
+pub use engine::{
+    Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate, simulate_within,
+};
 pub use job::{Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
 pub use record::{JobRecord, JobState};

@@ -235,7 +235,7 @@ fn spec_errors_name_the_line_and_exit_1() {
 #[test]
 fn golden_results_change_only_with_the_semantics_version() {
     use campaign::campaign::cache::Cache;
-    use campaign::campaign::runner::{execute, load_workloads, plan};
+    use campaign::campaign::runner::{ExecOptions, execute, load_workloads, plan};
     use campaign::workload::TraceLocator;
     use std::sync::atomic::AtomicBool;
 
@@ -253,7 +253,7 @@ fn golden_results_change_only_with_the_semantics_version() {
         &planned,
         &workloads,
         &cache,
-        0,
+        ExecOptions::default(),
         &AtomicBool::new(false),
         &|_| {},
     )
@@ -293,4 +293,113 @@ fn golden_results_change_only_with_the_semantics_version() {
             path.display()
         );
     }
+}
+
+/// Reads a CSV written by the tool: header and rows (no quoted commas in these files).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    (header, lines.collect())
+}
+
+const TABLE: &str = r#"
+[[table]]
+name = "t"
+rows = ["workload"]
+columns = ["replay"]
+metrics = ["wait_mean_s", "makespan_s"]
+aggregate = "median"
+digits = 3
+"#;
+
+/// runs.csv is the same for 1 and 2 threads and for the report made from the cache
+/// alone; the table's cells are the medians (over the two schedulers) of the runs.csv
+/// values, recomputed here; the outputs exist in every format.
+#[test]
+fn runs_csv_and_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), TABLE);
+    run(&spec, &dir.path().join("a"), &["--jobs", "1"]).success();
+    run(&spec, &dir.path().join("b"), &["--jobs", "2"]).success();
+    let (a, b) = (dir.path().join("a-out"), dir.path().join("b-out"));
+    let runs = std::fs::read(a.join("runs.csv")).unwrap();
+    assert_eq!(runs, std::fs::read(b.join("runs.csv")).unwrap());
+    for f in [
+        "runs.parquet",
+        "tables/t.md",
+        "tables/t.tex",
+        "tables/t.csv",
+    ] {
+        assert!(a.join(f).is_file(), "{f} missing");
+    }
+
+    // The report from the cache alone writes the same runs.csv.
+    campaign()
+        .arg("report")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("a"))
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .assert()
+        .success();
+    assert_eq!(runs, std::fs::read(dir.path().join("r/runs.csv")).unwrap());
+
+    // Medians by hand from runs.csv.
+    let (h, rows) = read_csv(&a.join("runs.csv"));
+    let col = |n: &str| h.iter().position(|c| c == n).unwrap();
+    assert_eq!(rows.len(), 8);
+    assert!(rows.iter().all(|r| r[col("status")] == "ok"));
+    let (th, trows) = read_csv(&a.join("tables/t.csv"));
+    assert_eq!(trows.len(), 4, "2 workloads × 2 replays");
+    let tcol = |n: &str| th.iter().position(|c| c == n).unwrap();
+    for t in &trows {
+        let cell: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| {
+                r[col("workload")] == t[tcol("workload")] && r[col("replay")] == t[tcol("replay")]
+            })
+            .collect();
+        assert_eq!(cell.len(), 2);
+        for m in ["wait_mean_s", "makespan_s"] {
+            let v: Vec<f64> = cell.iter().map(|r| r[col(m)].parse().unwrap()).collect();
+            let median = (v[0] + v[1]) / 2.0;
+            let got: f64 = t[tcol(m)].parse().unwrap();
+            assert!(
+                (got - median).abs() <= 1e-9 * median.abs().max(1.0),
+                "{m}: {got} vs {median}"
+            );
+        }
+        assert_eq!(t[tcol("runs")], "2");
+    }
+    let md = std::fs::read_to_string(a.join("tables/t.md")).unwrap();
+    assert!(
+        md.starts_with(
+            "| workload | rigid wait_mean_s | rigid makespan_s | a0 wait_mean_s | a0 makespan_s |"
+        ),
+        "{md}"
+    );
+}
+
+/// `campaign report` with nothing cached reports every run as not run and exits 1.
+#[test]
+fn report_without_cache_says_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    campaign()
+        .arg("report")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("empty"))
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("8 of 8 runs are not in the cache"));
+    let (h, rows) = read_csv(&dir.path().join("r/runs.csv"));
+    let status = h.iter().position(|c| c == "status").unwrap();
+    assert!(rows.iter().all(|r| r[status] == "not run"));
 }

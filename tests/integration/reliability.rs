@@ -507,3 +507,88 @@ fn two_processes_sharing_a_cache_agree() {
     assert_entries_whole(&entries);
     assert!(others.is_empty(), "left in the cache: {others:?}");
 }
+
+/// `campaign run --fetch` downloads an archive trace the spec names but no trace
+/// directory has (into `--trace-dir`), then runs; without `--fetch` the run of that
+/// workload fails with a hint naming the option.
+#[test]
+fn run_fetches_a_missing_archive_trace_on_request() {
+    let archive = Archive::start();
+    let dir = tempfile::tempdir().unwrap();
+    let traces = dir.path().join("traces");
+    std::fs::create_dir_all(&traces).unwrap();
+    let spec = dir.path().join("one.toml");
+    std::fs::write(
+        &spec,
+        format!("name = \"one\"\n[workloads.KTH]\ntrace = \"{KTH}\"\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n"),
+    )
+    .unwrap();
+    let run = |fetch: bool| {
+        let mut cmd = campaign();
+        cmd.env_remove("CAMPAIGN_TRACE_DIR")
+            .env("CAMPAIGN_ARCHIVE_URL", &archive.base)
+            .current_dir(dir.path())
+            .arg("run")
+            .arg(&spec)
+            .arg("--trace-dir")
+            .arg(&traces)
+            .arg("--cache")
+            .arg(dir.path().join("cache"))
+            .arg("--out")
+            .arg(dir.path().join("out"));
+        if fetch {
+            cmd.arg("--fetch");
+        }
+        cmd.assert()
+    };
+    let without = run(false).code(1);
+    assert!(
+        stderr(&without).contains("`--fetch`"),
+        "{}",
+        stderr(&without)
+    );
+    assert!(archive.requests().is_empty());
+    let with = run(true).success();
+    assert!(stderr(&with).contains("downloading"), "{}", stderr(&with));
+    assert_eq!(archive.requests().len(), 1);
+    assert_eq!(
+        std::fs::read(traces.join(format!("{KTH}.swf.gz"))).unwrap(),
+        std::fs::read(trace_path(KTH)).unwrap()
+    );
+}
+
+/// `--timeout` fails a run that computes longer than the limit (KTH has far more than
+/// the 4,096 instants between two checks of the clock) without stopping the others (a
+/// 7-job fixture finishes first); the failed run is not cached.
+#[test]
+fn a_run_over_its_time_limit_fails_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("t.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"t\"\n[workloads.KTH]\ntrace = \"{KTH}\"\n[workloads.tiny]\ntrace = \"{}\"\n",
+            crate::common::fixture("fig1_sessions.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let cache = dir.path().join("cache");
+    let out = campaign()
+        .arg("run")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(&cache)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--timeout", "0.000001"])
+        .assert()
+        .code(1);
+    let err = stderr(&out);
+    assert!(err.contains("1 of 2 runs failed"), "{err}");
+    assert!(err.contains("stopped after"), "{err}");
+    let entries: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .flat_map(|shard| std::fs::read_dir(shard.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(entries.len(), 1, "only the finished run is cached");
+}
