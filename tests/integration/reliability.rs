@@ -592,3 +592,34 @@ fn a_run_over_its_time_limit_fails_alone() {
         .collect();
     assert_eq!(entries.len(), 1, "only the finished run is cached");
 }
+
+/// Ctrl-C (SIGINT) stops dispatching: the runs under way finish and stay cached, the
+/// command says how many were not started and exits 1, and every entry is whole.
+#[test]
+fn ctrl_c_stops_dispatching_and_keeps_finished_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (cache, out) = (tmp.path().join("cache"), tmp.path().join("out"));
+    let mut child = spawn_run(&cache, &out);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while cache_files(&cache).0.len() < 2 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before 2 entries"
+        );
+        assert!(Instant::now() < deadline, "no 2 cache entries within 120 s");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted:"), "{stderr}");
+    let (entries, _) = cache_files(&cache);
+    assert_entries_whole(&entries);
+    let (cached, total) = planned_cached(&cache);
+    assert!(cached >= 2 && cached < total, "{cached} of {total} cached");
+}
