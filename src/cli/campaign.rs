@@ -111,10 +111,21 @@ fn header(
     if let Some(d) = &spec.description {
         let _ = writeln!(out, "           {d}");
     }
+    // One factor per product dimension: a zip group counts once ("workload+platform 2").
     let axes: Vec<String> = grid
         .varied
         .iter()
-        .map(|(a, n)| format!("{a} {n}"))
+        .enumerate()
+        .filter_map(
+            |(i, (a, n))| match grid.zipped.iter().find(|g| g.contains(&i)) {
+                None => Some(format!("{a} {n}")),
+                Some(g) if g.iter().min() == Some(&i) => {
+                    let names: Vec<&str> = g.iter().map(|&k| grid.varied[k].0.name()).collect();
+                    Some(format!("{} {n}", names.join("+")))
+                }
+                Some(_) => None,
+            },
+        )
         .collect();
     let _ = writeln!(
         out,

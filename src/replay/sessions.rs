@@ -299,13 +299,6 @@ impl SessionGraph {
         self.finish_order.extend(order);
     }
 
-    /// The sessions a session depends on (global indices), by last finish.
-    pub fn predecessors(&self, s: u32) -> &[u32] {
-        let session = &self.sessions[s as usize];
-        let start = self.users[session.user as usize].sessions.start as usize;
-        &self.finish_order[start..start + session.deps as usize]
-    }
-
     /// Workload job indices of a session.
     pub fn jobs_of(&self, s: u32) -> &[u32] {
         let r = &self.sessions[s as usize].jobs;

@@ -403,3 +403,24 @@ fn report_without_cache_says_not_run() {
     let status = h.iter().position(|c| c == "status").unwrap();
     assert!(rows.iter().all(|r| r[status] == "not run"));
 }
+
+/// `plan` counts a zip group as one factor of the product: 2 workloads zipped with 2
+/// schedulers, × 2 replays = 4 points.
+#[test]
+fn plan_shows_zipped_axes_as_one_factor() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(
+        dir.path(),
+        "[grid]\nvary = [\"workload\", \"scheduler\", \"replay\"]\nzip = [[\"workload\", \"scheduler\"]]\n",
+    );
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "grid       workload+scheduler 2 × replay 2 = 4 points",
+        ));
+}
