@@ -2,7 +2,7 @@
 //!
 //! Layers, lowest first (a layer never imports a higher one): [`time`] and
 //! [`quantile`], [`swf`],
-//! [`workload`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
+//! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
 //! (one simulation end to end), and [`cli`] (command-line types → library calls).
 
 pub(crate) mod choice;
@@ -16,6 +16,7 @@ pub mod replay;
 pub mod report;
 pub mod run;
 pub mod sched;
+pub mod shake;
 pub mod sim;
 pub mod swf;
 pub mod time;
