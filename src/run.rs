@@ -5,7 +5,8 @@
 use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, lateness_by_user};
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
-use crate::sched::{SchedulerKind, Violation, check};
+use crate::sched::{PredictionUnsupported, SchedulerKind, Violation, check_with};
+use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
 use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate_within};
 use crate::workload::Workload;
 use serde::Serialize;
@@ -19,6 +20,8 @@ pub struct RunOptions {
     pub scheduler: SchedulerKind,
     pub semantics: Semantics,
     pub replay: ReplayModel,
+    /// EASY plans with run-time predictions from each user's last this many jobs.
+    pub prediction: Option<u32>,
     /// Run the invariant checker on the records.
     pub check: bool,
     /// Give up after this much wall-clock time (not part of the run's identity).
@@ -34,6 +37,7 @@ impl Default for RunOptions {
             scheduler: SchedulerKind::default(),
             semantics: Semantics::default(),
             replay: ReplayModel::default(),
+            prediction: None,
             check: false,
             time_limit: None,
         }
@@ -70,6 +74,39 @@ pub enum RunError {
     Sim(#[from] SimError),
     #[error("the workload has more than {} jobs", JobIdx::MAX)]
     TooManyJobs,
+    #[error(transparent)]
+    Prediction(#[from] PredictionUnsupported),
+    #[error(transparent)]
+    Transform(#[from] TransformError),
+    #[error(transparent)]
+    Shake(#[from] ShakeError),
+}
+
+/// The workload as a run sees it: `transform`, then `shake` (with the draws of
+/// `draw_seed`), on a platform of `nodes` nodes, under walltime kill or not (shaking
+/// keeps each job on its side of its requested time under kill). Returns the shaking
+/// report when it shook.
+pub fn perturb(
+    workload: &Workload,
+    transform: &Transform,
+    shake: Option<&ShakeConfig>,
+    nodes: u32,
+    walltime_kill: bool,
+    draw_seed: u64,
+) -> Result<(Workload, Option<ShakeReport>), RunError> {
+    let transformed = crate::shake::transform(workload, transform, nodes, draw_seed)?;
+    match shake {
+        None => Ok((transformed, None)),
+        Some(config) => {
+            config.validate()?;
+            let limits = Limits {
+                nodes,
+                walltime_kill,
+            };
+            let (shaken, report) = crate::shake::shake(&transformed, config, limits, draw_seed);
+            Ok((shaken, Some(report)))
+        }
+    }
 }
 
 /// Simulates `workload` under `options`.
@@ -101,7 +138,9 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         .into());
     }
     let jobs = prepare(workload, platform, options.semantics);
-    let mut scheduler = options.scheduler.build(jobs.len());
+    let mut scheduler = options
+        .scheduler
+        .build_predicting(jobs.len(), options.prediction)?;
     let mut replay = options.replay.submitter(workload)?;
     let output = simulate_within(
         &jobs,
@@ -115,11 +154,12 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
     let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
     let violations = options.check.then(|| {
-        check(
+        check_with(
             &output.records,
             platform.nodes,
             options.scheduler,
             options.semantics.walltime,
+            options.prediction.is_some(),
         )
     });
     Ok(RunResult {

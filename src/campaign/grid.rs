@@ -10,8 +10,10 @@
 //! - `[[exclude]]` drops the runs whose values all match (a list matches any of its
 //!   names); an exclude that matches nothing is an error. `[[include]]` adds one run,
 //!   completed like a grid point.
+//! - Last, each run of a shake variant with seeds is repeated once per seed, after its
+//!   unshaken baseline (seed 0); the seed varies fastest.
 
-use super::spec::{AxisName, Choices, Spec, SpecError};
+use super::spec::{AxisName, Choices, RawSelection, Spec, SpecError};
 use toml::Spanned;
 
 /// Refuse grids larger than this (a typo multiplying axes, not a study).
@@ -20,32 +22,47 @@ pub const MAX_RUNS: usize = 10_000_000;
 /// One run of the grid: a variant per axis, and the experiment it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GridRun {
+    /// The `[[study]]` it belongs to (index), if the spec has studies.
+    pub study: Option<usize>,
     pub experiment: Option<usize>,
     /// Every axis set.
     pub choices: Choices,
     /// Added by an `[[include]]`.
     pub included: bool,
+    /// Shake seed: 0 for the unshaken run.
+    pub seed: u64,
+}
+
+/// One product of the grid: the spec's `[grid]`, or one `[[study]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridPart {
+    pub study: Option<String>,
+    /// The varied axes, in product order, with their variant counts.
+    pub varied: Vec<(AxisName, usize)>,
+    /// Zip groups, as indices into `varied`.
+    pub zipped: Vec<Vec<usize>>,
+    /// Grid points before exclusion (and before repetition per seed).
+    pub points: usize,
 }
 
 /// The expanded grid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
-    /// The varied axes, in product order, with their variant counts.
-    pub varied: Vec<(AxisName, usize)>,
-    /// Zip groups, as indices into `varied`.
-    pub zipped: Vec<Vec<usize>>,
-    /// Grid points before exclusion.
+    pub parts: Vec<GridPart>,
+    /// Grid points of all parts before exclusion.
     pub points: usize,
     pub excluded: usize,
     pub runs: Vec<GridRun>,
 }
 
-const PLAIN_AXES: [AxisName; 5] = [
+const PLAIN_AXES: [AxisName; 7] = [
     AxisName::Workload,
+    AxisName::Transform,
     AxisName::Scheduler,
     AxisName::Platform,
     AxisName::Semantics,
     AxisName::Replay,
+    AxisName::Shake,
 ];
 
 fn axis_of(spec: &Spec, name: &Spanned<String>) -> Result<AxisName, SpecError> {
@@ -54,10 +71,27 @@ fn axis_of(spec: &Spec, name: &Spanned<String>) -> Result<AxisName, SpecError> {
         .map_err(|e| spec.error_at(Some(name.span()), format!("{e}")))
 }
 
+/// The variants each axis may take in one part of the grid.
+struct Domains(Vec<(AxisName, Vec<usize>, bool)>);
+
+impl Domains {
+    fn of(&self, axis: AxisName) -> &[usize] {
+        self.0
+            .iter()
+            .find(|(a, _, _)| *a == axis)
+            .map_or(&[], |(_, d, _)| d.as_slice())
+    }
+
+    fn restricted(&self, axis: AxisName) -> bool {
+        self.0.iter().any(|(a, _, r)| *a == axis && *r)
+    }
+}
+
 /// Fills the axes of `choices` that are still unset: from the experiment, else the
-/// axis's only variant. `what` names the run in the error.
+/// axis's only variant.
 fn complete(
     spec: &Spec,
+    domains: &Domains,
     mut choices: Choices,
     experiment: Option<usize>,
 ) -> Result<Choices, AxisName> {
@@ -67,8 +101,8 @@ fn complete(
         }
         if let Some(v) = experiment.and_then(|e| spec.experiments[e].1.get(axis)) {
             choices.set(axis, v);
-        } else if spec.variant_names(axis).len() == 1 {
-            choices.set(axis, 0);
+        } else if let [only] = domains.of(axis) {
+            choices.set(axis, *only);
         } else {
             return Err(axis);
         }
@@ -76,14 +110,94 @@ fn complete(
     Ok(choices)
 }
 
-/// Expands the grid of `spec`.
+/// Expands the grid of `spec`: its `[grid]`, or the union of its `[[study]]` grids.
 pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
-    let raw = spec.raw.grid.as_ref().map(|g| g.get_ref());
-    let grid_span = || spec.raw.grid.as_ref().map(|g| g.span());
+    let mut parts = Vec::new();
+    let mut runs = Vec::new();
+    if spec.raw.study.is_empty() {
+        let raw = spec.raw.grid.as_ref();
+        let empty = crate::campaign::spec::RawGrid::default();
+        let g = raw.map_or(&empty, |g| g.get_ref());
+        let part = expand_part(
+            spec,
+            None,
+            g.vary.as_ref(),
+            &g.zip,
+            &RawSelection::default(),
+            raw.map(|g| g.span()),
+            &mut runs,
+        )?;
+        parts.push(part);
+    } else {
+        if let Some(g) = &spec.raw.grid {
+            return Err(spec.error_at(
+                Some(g.span()),
+                "a spec has either [grid] or [[study]] grids, not both",
+            ));
+        }
+        for (i, st) in spec.raw.study.iter().enumerate() {
+            let raw = st.get_ref();
+            if spec.raw.study[..i]
+                .iter()
+                .any(|o| o.get_ref().name.get_ref() == raw.name.get_ref())
+            {
+                return Err(spec.error_at(
+                    Some(raw.name.span()),
+                    format!("two studies are named {:?}", raw.name.get_ref()),
+                ));
+            }
+            let part = expand_part(
+                spec,
+                Some(i),
+                raw.vary.as_ref(),
+                &raw.zip,
+                &raw.selection(),
+                Some(st.span()),
+                &mut runs,
+            )?;
+            parts.push(part);
+        }
+    }
+    let points = parts.iter().map(|p| p.points).sum();
+    finish(spec, parts, points, runs)
+}
+
+/// Expands one product into `runs`.
+fn expand_part(
+    spec: &Spec,
+    study: Option<usize>,
+    vary: Option<&Vec<Spanned<String>>>,
+    zip: &[Spanned<Vec<Spanned<String>>>],
+    restrict: &RawSelection,
+    span: Option<std::ops::Range<usize>>,
+    runs: &mut Vec<GridRun>,
+) -> Result<GridPart, SpecError> {
+    let grid_span = || span.clone();
+
+    // Each axis's domain: the variants the part names, or all.
+    let mut domains = Vec::new();
+    let named = restrict.entries();
+    for axis in AxisName::ALL {
+        match named.iter().find(|(a, _)| a == axis) {
+            Some((_, names)) => {
+                let mut d = Vec::new();
+                for n in spec.names(names)? {
+                    for i in spec.find_all(*axis, &n)? {
+                        if !d.contains(&i) {
+                            d.push(i);
+                        }
+                    }
+                }
+                domains.push((*axis, d, true));
+            }
+            None => domains.push((*axis, (0..spec.variant_names(*axis).len()).collect(), false)),
+        }
+    }
+    let domains = Domains(domains);
 
     // The varied axes.
     let mut varied: Vec<AxisName> = Vec::new();
-    match raw.and_then(|g| g.vary.as_ref()) {
+    match vary {
         Some(list) => {
             for name in list {
                 let axis = axis_of(spec, name)?;
@@ -100,12 +214,22 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
                 }
                 varied.push(axis);
             }
+            // A named list of several variants is varied too.
+            for axis in AxisName::ALL {
+                if domains.restricted(*axis)
+                    && domains.of(*axis).len() > 1
+                    && !varied.contains(axis)
+                {
+                    varied.push(*axis);
+                }
+            }
         }
         None => {
             let set_by_experiments =
                 |axis: AxisName| spec.experiments.iter().any(|(_, c)| c.get(axis).is_some());
             for axis in AxisName::ALL {
-                if spec.defines(*axis) && !set_by_experiments(*axis) {
+                let fixed = domains.restricted(*axis) && domains.of(*axis).len() == 1;
+                if spec.defines(*axis) && !set_by_experiments(*axis) && !fixed {
                     varied.push(*axis);
                 }
             }
@@ -114,10 +238,7 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
     if varied.is_empty() {
         return Err(spec.error_at(grid_span(), "the grid varies no axis"));
     }
-    let counts: Vec<usize> = varied
-        .iter()
-        .map(|a| spec.variant_names(*a).len())
-        .collect();
+    let counts: Vec<usize> = varied.iter().map(|a| domains.of(*a).len()).collect();
 
     // An experiment must not set an axis the grid also varies.
     if varied.contains(&AxisName::Experiment) {
@@ -139,7 +260,7 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
     // Zip groups.
     let mut zipped: Vec<Vec<usize>> = Vec::new();
     let mut in_group = vec![false; varied.len()];
-    for group in raw.map(|g| g.zip.as_slice()).unwrap_or_default() {
+    for group in zip {
         let mut members = Vec::new();
         for name in group.get_ref() {
             let axis = axis_of(spec, name)?;
@@ -204,12 +325,14 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
     // Every non-varied axis must be settled for every point.
     let experiment_varied = varied.contains(&AxisName::Experiment);
     for axis in PLAIN_AXES {
-        if varied.contains(&axis) || spec.variant_names(axis).len() == 1 {
+        if varied.contains(&axis) || domains.of(axis).len() == 1 {
             continue;
         }
         let unsettled: Vec<&str> = if experiment_varied {
-            spec.experiments
+            domains
+                .of(AxisName::Experiment)
                 .iter()
+                .map(|&e| &spec.experiments[e])
                 .filter(|(_, c)| c.get(axis).is_none())
                 .map(|(n, _)| n.as_str())
                 .collect()
@@ -222,7 +345,7 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
                 format!(
                     "the spec has {} {axis} variants but {}: vary {axis} in [grid] or set it in \
                      every experiment",
-                    spec.variant_names(axis).len(),
+                    domains.of(axis).len(),
                     if experiment_varied {
                         format!("experiments {} do not choose one", unsettled.join(", "))
                     } else {
@@ -233,25 +356,28 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
         }
     }
 
-    let mut runs = Vec::with_capacity(points);
+    runs.reserve(points);
     let mut odometer = vec![0usize; dims.len()];
     for _ in 0..points {
         let mut choices = Choices::default();
         let mut experiment = None;
         for (d, &v) in dims.iter().zip(&odometer) {
             for &i in d {
+                let value = domains.of(varied[i])[v];
                 match varied[i] {
-                    AxisName::Experiment => experiment = Some(v),
-                    axis => choices.set(axis, v),
+                    AxisName::Experiment => experiment = Some(value),
+                    axis => choices.set(axis, value),
                 }
             }
         }
-        let choices = complete(spec, choices, experiment)
+        let choices = complete(spec, &domains, choices, experiment)
             .map_err(|axis| spec.error_at(grid_span(), format!("no {axis} variant chosen")))?;
         runs.push(GridRun {
+            study,
             experiment,
             choices,
             included: false,
+            seed: 0,
         });
         for k in (0..odometer.len()).rev() {
             odometer[k] += 1;
@@ -261,6 +387,29 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
             odometer[k] = 0;
         }
     }
+
+    Ok(GridPart {
+        study: study.map(|i| spec.raw.study[i].get_ref().name.get_ref().clone()),
+        varied: varied.iter().copied().zip(counts).collect(),
+        zipped,
+        points,
+    })
+}
+
+/// Applies the excludes, adds the includes and repeats each run per seed.
+fn finish(
+    spec: &Spec,
+    parts: Vec<GridPart>,
+    points: usize,
+    mut runs: Vec<GridRun>,
+) -> Result<Grid, SpecError> {
+    let grid_span = || spec.raw.grid.as_ref().map(|g| g.span());
+    let all_domains = Domains(
+        AxisName::ALL
+            .iter()
+            .map(|a| (*a, (0..spec.variant_names(*a).len()).collect(), false))
+            .collect(),
+    );
 
     // Excludes.
     let mut excluded = 0;
@@ -308,7 +457,7 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
                 a => choices.set(a, v),
             }
         }
-        let choices = complete(spec, choices, experiment).map_err(|axis| {
+        let choices = complete(spec, &all_domains, choices, experiment).map_err(|axis| {
             spec.error_at(
                 Some(inc.span()),
                 format!(
@@ -318,9 +467,11 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
             )
         })?;
         let run = GridRun {
+            study: None,
             experiment,
             choices,
             included: true,
+            seed: 0,
         };
         if runs
             .iter()
@@ -331,9 +482,29 @@ pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
         runs.push(run);
     }
 
+    // Seeds.
+    let mut seeded = 0usize;
+    for r in &runs {
+        let n = 1 + spec.shakes[r.choices.shake.unwrap_or(0)].1.seeds.len();
+        seeded = seeded.saturating_add(n);
+    }
+    if seeded > MAX_RUNS {
+        return Err(spec.error_at(
+            grid_span(),
+            format!("the grid has more than {MAX_RUNS} runs once repeated per seed"),
+        ));
+    }
+    let mut all = Vec::with_capacity(seeded);
+    for r in runs {
+        all.push(r);
+        for &seed in &spec.shakes[r.choices.shake.unwrap_or(0)].1.seeds {
+            all.push(GridRun { seed, ..r });
+        }
+    }
+    let runs = all;
+
     Ok(Grid {
-        varied: varied.iter().copied().zip(counts).collect(),
-        zipped,
+        parts,
         points,
         excluded,
         runs,

@@ -10,6 +10,7 @@
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
 use crate::sched::SchedulerKind;
+use crate::shake::{ShakeConfig, Transform};
 use crate::sim::Semantics;
 use crate::workload::CleaningPolicy;
 use serde::Serialize;
@@ -31,6 +32,44 @@ pub struct RunParams {
     pub change: PlatformChange,
     pub semantics: Semantics,
     pub replay: ReplayModel,
+    // The fields below are left out of the encoding when unset, so the keys of runs
+    // without them are those of earlier versions.
+    /// EASY's prediction window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction: Option<u32>,
+    #[serde(skip_serializing_if = "Transform::is_empty")]
+    pub transform: Transform,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shake: Option<ShakeConfig>,
+    /// 0: the unshaken run.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub seed: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// The seed of a run's random draws (shaking, estimate badness): derived from the
+/// workload's identity (trace content and cleaning) and the seed number only. The
+/// scheduler, platform change, semantics, replay model, transform parameters and
+/// shaking configuration are not part of it, so that for a given seed number every
+/// one of them sees the same draws (common random numbers: compared variants differ
+/// by what they vary, not by their luck).
+pub fn draw_seed(trace_blake3: &str, cleaning: &CleaningPolicy, seed: u64) -> u64 {
+    #[derive(Serialize)]
+    struct Identity<'a> {
+        trace_blake3: &'a str,
+        cleaning: &'a CleaningPolicy,
+        seed: u64,
+    }
+    let identity = serde_json::to_vec(&Identity {
+        trace_blake3,
+        cleaning,
+        seed,
+    })
+    .unwrap_or_default();
+    crate::shake::draw::derive("run", &identity)
 }
 
 #[derive(Serialize)]
@@ -48,6 +87,11 @@ impl RunParams {
         };
         // Serializing plain structs, enums and numbers cannot fail.
         serde_json::to_vec(&material).unwrap_or_default()
+    }
+
+    /// The seed of this run's random draws ([`draw_seed`]).
+    pub fn draw_seed(&self) -> u64 {
+        draw_seed(&self.trace_blake3, &self.cleaning, self.seed)
     }
 
     /// The cache key: 64 hex digits.
@@ -69,6 +113,10 @@ mod tests {
             change: PlatformChange::new(2.0, 1.0).unwrap(),
             semantics: Semantics::default(),
             replay: ReplayModel::arrival(60),
+            prediction: None,
+            transform: Transform::default(),
+            shake: None,
+            seed: 0,
         }
     }
 
@@ -82,7 +130,7 @@ mod tests {
         let mut same = params();
         same.change = PlatformChange::new(f64::from(2u8), 1.0).unwrap();
         assert_eq!(same.key(), key);
-        let variants: [fn(&mut RunParams); 7] = [
+        let variants: [fn(&mut RunParams); 11] = [
             |p| p.trace_blake3 = "cd".repeat(32),
             |p| p.cleaning.wait = crate::workload::WaitPolicy::Zero,
             |p| p.nodes = 101,
@@ -90,11 +138,50 @@ mod tests {
             |p| p.change = PlatformChange::new(2.0, 0.5).unwrap(),
             |p| p.semantics.walltime = crate::sim::WalltimePolicy::Run,
             |p| p.replay = ReplayModel::arrival(0),
+            |p| p.prediction = Some(2),
+            |p| p.transform.badness = Some(1.0),
+            |p| {
+                p.shake = Some(ShakeConfig {
+                    attribute: crate::shake::Attribute::Interarrival,
+                    mode: crate::shake::Mode::Absolute,
+                    degree: 60.0,
+                    relative_pct: None,
+                    percentage: 100.0,
+                })
+            },
+            |p| p.seed = 1,
         ];
         for (i, change) in variants.iter().enumerate() {
             let mut p = params();
             change(&mut p);
             assert_ne!(p.key(), key, "change {i} must change the key");
         }
+    }
+
+    /// The key of a run with none of the newer fields is the one earlier versions
+    /// computed (its encoding lists exactly the original fields), so caches survive.
+    #[test]
+    fn unset_new_fields_leave_the_encoding_unchanged() {
+        let text = String::from_utf8(params().canonical()).unwrap();
+        for field in ["prediction", "transform", "shake", "seed\""] {
+            assert!(!text.contains(field), "{field} in {text}");
+        }
+    }
+
+    #[test]
+    fn draw_seed_ignores_everything_downstream_of_the_workload() {
+        let a = params();
+        let mut b = params();
+        b.scheduler = SchedulerKind::Fcfs;
+        b.change = PlatformChange::new(0.5, 1.0).unwrap();
+        b.replay = ReplayModel::Rigid;
+        b.transform.badness = Some(3.0);
+        b.prediction = Some(5);
+        assert_eq!(a.draw_seed(), b.draw_seed());
+        b.seed = 1;
+        assert_ne!(a.draw_seed(), b.draw_seed());
+        let mut c = params();
+        c.cleaning.wait = crate::workload::WaitPolicy::Zero;
+        assert_ne!(a.draw_seed(), c.draw_seed());
     }
 }

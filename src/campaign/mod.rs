@@ -32,12 +32,18 @@ pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
 /// A run's variant name on each axis, and its experiment's.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Labels {
+    /// The `[[study]]` the run belongs to.
+    pub study: Option<String>,
     pub workload: String,
+    pub transform: String,
     pub experiment: Option<String>,
     pub scheduler: String,
     pub platform: String,
     pub semantics: String,
     pub replay: String,
+    pub shake: String,
+    /// 0: unshaken.
+    pub seed: u64,
 }
 
 impl GridRun {
@@ -47,12 +53,18 @@ impl GridRun {
             spec.variant_names(axis)[v].to_string()
         };
         Labels {
+            study: self
+                .study
+                .map(|i| spec.raw.study[i].get_ref().name.get_ref().clone()),
             workload: name(AxisName::Workload),
+            transform: name(AxisName::Transform),
             experiment: self.experiment.map(|e| spec.experiments[e].0.clone()),
             scheduler: name(AxisName::Scheduler),
             platform: name(AxisName::Platform),
             semantics: name(AxisName::Semantics),
             replay: name(AxisName::Replay),
+            shake: name(AxisName::Shake),
+            seed: self.seed,
         }
     }
 }

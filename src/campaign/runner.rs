@@ -10,7 +10,8 @@ use super::cache::{Cache, CacheError, RunRecord};
 use super::key::{RunParams, SEMANTICS_VERSION};
 use super::spec::Spec;
 use super::{Grid, GridRun, Labels};
-use crate::run::{RunOptions, run};
+use crate::run::{RunOptions, perturb, run};
+use crate::sim::WalltimePolicy;
 use crate::swf::{ParseOptions, parse_bytes, read_content};
 use crate::workload::{TraceLocator, Workload};
 use rayon::prelude::*;
@@ -82,14 +83,21 @@ pub fn plan(
             let c = &run.choices;
             let w = c.workload.unwrap_or(0);
             let params = workloads[w].as_ref().map_err(Clone::clone).map(|lw| {
+                let scheduler = spec.schedulers[c.scheduler.unwrap_or(0)].1;
+                let shake = &spec.shakes[c.shake.unwrap_or(0)].1;
                 let params = RunParams {
                     trace_blake3: lw.blake3.clone(),
                     cleaning: spec.workloads[w].1.cleaning.clone(),
                     nodes: lw.nodes,
-                    scheduler: spec.schedulers[c.scheduler.unwrap_or(0)].1,
+                    scheduler: scheduler.kind,
                     change: spec.platforms[c.platform.unwrap_or(0)].1,
                     semantics: spec.semantics[c.semantics.unwrap_or(0)].1,
                     replay: spec.replays[c.replay.unwrap_or(0)].1,
+                    prediction: scheduler.prediction,
+                    transform: spec.transforms[c.transform.unwrap_or(0)].1.clone(),
+                    // The seed-0 run of a shaking variant is its unshaken baseline.
+                    shake: shake.config.filter(|_| run.seed > 0),
+                    seed: run.seed,
                 };
                 let key = params.key();
                 (params, key)
@@ -152,20 +160,31 @@ fn compute(
         scheduler: params.scheduler,
         semantics: params.semantics,
         replay: params.replay,
+        prediction: params.prediction,
         check: true,
         time_limit,
     };
-    let result =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&lw.workload, &options)))
-            .map_err(|panic| {
-                let what = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                format!("panicked: {what}")
-            })?
-            .map_err(|e| e.to_string())?;
+    let simulate = || {
+        let (workload, _) = perturb(
+            &lw.workload,
+            &params.transform,
+            params.shake.as_ref(),
+            params.nodes,
+            params.semantics.walltime == WalltimePolicy::Kill,
+            params.draw_seed(),
+        )?;
+        run(&workload, &options)
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
+        .map_err(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            format!("panicked: {what}")
+        })?
+        .map_err(|e| e.to_string())?;
     Ok(RunRecord {
         key: key.to_string(),
         semantics_version: SEMANTICS_VERSION,
@@ -199,11 +218,20 @@ pub fn execute(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(exec.threads)
         .build()?;
-    Ok(pool.install(|| {
-        planned
+    // Runs with equal keys (e.g. the unshaken baseline shared by several shake
+    // variants) are computed once: the first is computed, the others take its outcome.
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let leader: Vec<usize> = planned
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.key().map_or(i, |k| *first.entry(k).or_insert(i)))
+        .collect();
+    let unique: Vec<usize> = (0..planned.len()).filter(|&i| leader[i] == i).collect();
+    let computed: Vec<Option<Outcome>> = pool.install(|| {
+        unique
             .par_iter()
-            .enumerate()
-            .map(|(index, p)| {
+            .map(|&index| {
+                let p = &planned[index];
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
@@ -235,5 +263,26 @@ pub fn execute(
                 Some(outcome)
             })
             .collect()
-    }))
+    });
+    let mut slot = vec![usize::MAX; planned.len()];
+    for (k, &i) in unique.iter().enumerate() {
+        slot[i] = k;
+    }
+    Ok((0..planned.len())
+        .map(|i| {
+            if leader[i] == i {
+                return computed[slot[i]].clone();
+            }
+            // A repeat of run `leader[i]`: the same result, found rather than computed.
+            let outcome = match computed[slot[leader[i]]].as_ref()? {
+                Outcome::Computed(r) | Outcome::Cached(r) => Outcome::Cached(r.clone()),
+                Outcome::Failed(e) => Outcome::Failed(e.clone()),
+            };
+            on_event(Event::Finished {
+                index: i,
+                outcome: &outcome,
+            });
+            Some(outcome)
+        })
+        .collect())
 }

@@ -47,6 +47,7 @@ use crate::choice::choice;
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
 use crate::sched::SchedulerKind;
+use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
 use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
 use crate::workload::{
     CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
@@ -64,10 +65,14 @@ choice! {
     pub enum AxisName("axis") {
         #[default]
         Workload => "workload",
+        /// Workload transforms (edits, load scaling, estimate badness).
+        Transform => "transform",
         Scheduler => "scheduler",
         Platform => "platform",
         Semantics => "semantics",
         Replay => "replay",
+        /// Shaking configurations; each run of a shaking variant is repeated per seed.
+        Shake => "shake",
         Experiment => "experiment",
     }
 }
@@ -144,10 +149,12 @@ impl OneOrMany {
 #[serde(deny_unknown_fields)]
 pub struct RawSelection {
     pub workload: Option<OneOrMany>,
+    pub transform: Option<OneOrMany>,
     pub scheduler: Option<OneOrMany>,
     pub platform: Option<OneOrMany>,
     pub semantics: Option<OneOrMany>,
     pub replay: Option<OneOrMany>,
+    pub shake: Option<OneOrMany>,
     pub experiment: Option<OneOrMany>,
 }
 
@@ -156,10 +163,12 @@ impl RawSelection {
     pub fn entries(&self) -> Vec<(AxisName, &OneOrMany)> {
         [
             (AxisName::Workload, &self.workload),
+            (AxisName::Transform, &self.transform),
             (AxisName::Scheduler, &self.scheduler),
             (AxisName::Platform, &self.platform),
             (AxisName::Semantics, &self.semantics),
             (AxisName::Replay, &self.replay),
+            (AxisName::Shake, &self.shake),
             (AxisName::Experiment, &self.experiment),
         ]
         .into_iter()
@@ -186,6 +195,41 @@ pub struct RawWorkload {
 #[serde(deny_unknown_fields)]
 pub struct RawScheduler {
     pub kind: SchedulerKind,
+    /// EASY with run-time predictions from the user's last k jobs (sweepable).
+    pub prediction_window: Option<Spanned<toml::Value>>,
+}
+
+/// A transform variant as written; numbers may be sweeps (see [`sweep_values`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTransform {
+    #[serde(default)]
+    pub edit: Vec<RawEdit>,
+    pub load: Option<Spanned<toml::Value>>,
+    pub interarrival_factor: Option<Spanned<toml::Value>>,
+    pub badness: Option<Spanned<toml::Value>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEdit {
+    pub job: i64,
+    pub runtime: Option<i64>,
+    pub requested_time: Option<i64>,
+}
+
+/// A shake variant as written: `{}` is "no shaking"; otherwise attribute, degree and
+/// seeds are needed. Numbers may be sweeps.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShake {
+    pub attribute: Option<Attribute>,
+    pub mode: Option<Mode>,
+    pub degree: Option<Spanned<toml::Value>>,
+    pub relative_pct: Option<Spanned<toml::Value>>,
+    pub percentage: Option<Spanned<toml::Value>>,
+    /// `"1..=100"` or a list of seeds (each ≥ 1; 0 is the unshaken baseline run).
+    pub seeds: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -202,12 +246,50 @@ pub struct RawSemantics {
     pub walltime_scaling: Option<WalltimeScaling>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawGrid {
     pub vary: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// One study of a spec made of several (`[[study]]`): a grid of its own over the
+/// variants it names. An axis given a list is varied over it (a base name stands for
+/// all the variants a sweep made of it); an axis given one name is fixed; an axis not
+/// named is varied over all its variants if `vary` lists it (or, without `vary`, if the
+/// spec defines it), else must have one variant.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStudy {
+    pub name: Spanned<String>,
+    pub vary: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
+    pub workload: Option<OneOrMany>,
+    pub transform: Option<OneOrMany>,
+    pub scheduler: Option<OneOrMany>,
+    pub platform: Option<OneOrMany>,
+    pub semantics: Option<OneOrMany>,
+    pub replay: Option<OneOrMany>,
+    pub shake: Option<OneOrMany>,
+    pub experiment: Option<OneOrMany>,
+}
+
+impl RawStudy {
+    /// The axes it names, as a selection.
+    pub fn selection(&self) -> RawSelection {
+        RawSelection {
+            workload: self.workload.clone(),
+            transform: self.transform.clone(),
+            scheduler: self.scheduler.clone(),
+            platform: self.platform.clone(),
+            semantics: self.semantics.clone(),
+            replay: self.replay.clone(),
+            shake: self.shake.clone(),
+            experiment: self.experiment.clone(),
+        }
+    }
 }
 
 /// A spec as written.
@@ -227,8 +309,15 @@ pub struct RawSpec {
     #[serde(default)]
     pub replays: Variants<Spanned<String>>,
     #[serde(default)]
+    pub transforms: Variants<RawTransform>,
+    #[serde(default)]
+    pub shakes: Variants<RawShake>,
+    #[serde(default)]
     pub experiments: Variants<Spanned<RawSelection>>,
     pub grid: Option<Spanned<RawGrid>>,
+    /// Several grids in one spec (instead of `[grid]`), each a named study.
+    #[serde(default)]
+    pub study: Vec<Spanned<RawStudy>>,
     #[serde(default)]
     pub exclude: Vec<Spanned<RawSelection>>,
     #[serde(default)]
@@ -256,6 +345,16 @@ pub struct RawTable {
     pub aggregate: Option<Aggregate>,
     /// Where the expected values come from (printed with them).
     pub expected_source: Option<String>,
+    /// Shaking statistics to show for each metric (see `metrics::SHAKING_STATS`),
+    /// instead of the metrics' values.
+    #[serde(default)]
+    pub shaking: Vec<Spanned<String>>,
+    /// Only the runs of this study (`[[study]]`).
+    pub study: Option<Spanned<String>>,
+    /// Add a row with the absolute difference of the first two rows (the thesis's
+    /// "abs diff").
+    #[serde(default)]
+    pub difference: bool,
 }
 
 choice! {
@@ -283,6 +382,26 @@ pub struct TableSpec {
     pub aggregate: Aggregate,
     pub expected_source: Option<String>,
     pub expected: Vec<Expected>,
+    /// Shaking statistics per metric (empty: the metrics' values).
+    pub shaking: Vec<String>,
+    /// Only the runs of this study.
+    pub study: Option<String>,
+    /// A last row: |first row − second row|.
+    pub difference: bool,
+}
+
+impl TableSpec {
+    /// The value columns the table shows: the metrics, or `METRIC.STAT` for every
+    /// metric and shaking statistic.
+    pub fn value_columns(&self) -> Vec<String> {
+        if self.shaking.is_empty() {
+            return self.metrics.clone();
+        }
+        self.metrics
+            .iter()
+            .flat_map(|m| self.shaking.iter().map(move |s| format!("{m}.{s}")))
+            .collect()
+    }
 }
 
 /// Published values for one row and column of a table.
@@ -312,10 +431,12 @@ pub struct Spec {
     /// Trace directory named by the spec, resolved against the spec's directory.
     pub trace_dir: Option<PathBuf>,
     pub workloads: Vec<(String, WorkloadVariant)>,
-    pub schedulers: Vec<(String, SchedulerKind)>,
+    pub transforms: Vec<(String, Transform)>,
+    pub schedulers: Vec<(String, SchedulerVariant)>,
     pub platforms: Vec<(String, PlatformChange)>,
     pub semantics: Vec<(String, Semantics)>,
     pub replays: Vec<(String, ReplayModel)>,
+    pub shakes: Vec<(String, ShakeVariant)>,
     /// Each experiment's choice per axis (`None`: it does not set that axis).
     pub experiments: Vec<(String, Choices)>,
     pub tables: Vec<TableSpec>,
@@ -324,36 +445,55 @@ pub struct Spec {
     pub text: String,
 }
 
+/// A scheduler variant: the algorithm, and EASY's prediction window if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchedulerVariant {
+    pub kind: SchedulerKind,
+    pub prediction: Option<u32>,
+}
+
+/// A shake variant: a configuration and its seeds (`None`: no shaking, one run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShakeVariant {
+    pub config: Option<ShakeConfig>,
+    /// Seeds ≥ 1, in order; every run also gets seed 0, the unshaken baseline.
+    pub seeds: Vec<u64>,
+}
+
 /// A variant index per axis (experiment excluded), `None` where unset.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Choices {
     pub workload: Option<usize>,
+    pub transform: Option<usize>,
     pub scheduler: Option<usize>,
     pub platform: Option<usize>,
     pub semantics: Option<usize>,
     pub replay: Option<usize>,
+    pub shake: Option<usize>,
 }
 
 impl Choices {
-    pub fn get(&self, axis: AxisName) -> Option<usize> {
+    fn slot(&mut self, axis: AxisName) -> Option<&mut Option<usize>> {
         match axis {
-            AxisName::Workload => self.workload,
-            AxisName::Scheduler => self.scheduler,
-            AxisName::Platform => self.platform,
-            AxisName::Semantics => self.semantics,
-            AxisName::Replay => self.replay,
+            AxisName::Workload => Some(&mut self.workload),
+            AxisName::Transform => Some(&mut self.transform),
+            AxisName::Scheduler => Some(&mut self.scheduler),
+            AxisName::Platform => Some(&mut self.platform),
+            AxisName::Semantics => Some(&mut self.semantics),
+            AxisName::Replay => Some(&mut self.replay),
+            AxisName::Shake => Some(&mut self.shake),
             AxisName::Experiment => None,
         }
     }
 
+    pub fn get(&self, axis: AxisName) -> Option<usize> {
+        let mut c = *self;
+        c.slot(axis).and_then(|v| *v)
+    }
+
     pub fn set(&mut self, axis: AxisName, v: usize) {
-        match axis {
-            AxisName::Workload => self.workload = Some(v),
-            AxisName::Scheduler => self.scheduler = Some(v),
-            AxisName::Platform => self.platform = Some(v),
-            AxisName::Semantics => self.semantics = Some(v),
-            AxisName::Replay => self.replay = Some(v),
-            AxisName::Experiment => {}
+        if let Some(slot) = self.slot(axis) {
+            *slot = Some(v);
         }
     }
 }
@@ -387,10 +527,12 @@ impl Spec {
         }
         match axis {
             AxisName::Workload => names(&self.workloads),
+            AxisName::Transform => names(&self.transforms),
             AxisName::Scheduler => names(&self.schedulers),
             AxisName::Platform => names(&self.platforms),
             AxisName::Semantics => names(&self.semantics),
             AxisName::Replay => names(&self.replays),
+            AxisName::Shake => names(&self.shakes),
             AxisName::Experiment => names(&self.experiments),
         }
     }
@@ -400,6 +542,8 @@ impl Spec {
         let r = &self.raw;
         match axis {
             AxisName::Workload => true,
+            AxisName::Transform => !r.transforms.0.is_empty(),
+            AxisName::Shake => !r.shakes.0.is_empty(),
             AxisName::Scheduler => !r.schedulers.0.is_empty(),
             AxisName::Platform => !r.platforms.0.is_empty(),
             AxisName::Semantics => !r.semantics.0.is_empty(),
@@ -414,6 +558,27 @@ impl Spec {
         v.names().ok_or_else(|| {
             self.error_at(Some(v.span()), "expected a variant name or a list of names")
         })
+    }
+
+    /// The variants `name` selects on `axis`: the variant of that name, else every
+    /// variant a sweep made of it (`name[…]`).
+    pub fn find_all(
+        &self,
+        axis: AxisName,
+        name: &Spanned<String>,
+    ) -> Result<Vec<usize>, SpecError> {
+        let names = self.variant_names(axis);
+        if let Some(i) = names.iter().position(|n| *n == name.get_ref()) {
+            return Ok(vec![i]);
+        }
+        let prefix = format!("{}[", name.get_ref());
+        let all: Vec<usize> = (0..names.len())
+            .filter(|&i| names[i].starts_with(&prefix))
+            .collect();
+        if all.is_empty() {
+            return self.find(axis, name).map(|i| vec![i]);
+        }
+        Ok(all)
     }
 
     /// The index of variant `name` of `axis`, or an error naming the valid ones.
@@ -449,10 +614,12 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         description: raw.description.clone(),
         trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
         workloads: Vec::new(),
+        transforms: Vec::new(),
         schedulers: Vec::new(),
         platforms: Vec::new(),
         semantics: Vec::new(),
         replays: Vec::new(),
+        shakes: Vec::new(),
         experiments: Vec::new(),
         tables: Vec::new(),
         raw: raw.clone(),
@@ -518,14 +685,52 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         }
     }
     spec.schedulers = if raw.schedulers.0.is_empty() {
-        vec![(DEFAULT_VARIANT.to_string(), SchedulerKind::default())]
+        vec![(
+            DEFAULT_VARIANT.to_string(),
+            SchedulerVariant {
+                kind: SchedulerKind::default(),
+                prediction: None,
+            },
+        )]
     } else {
-        raw.schedulers
-            .0
-            .iter()
-            .map(|(n, s)| (n.get_ref().clone(), s.kind))
-            .collect()
+        let mut v = Vec::new();
+        for (n, s) in &raw.schedulers.0 {
+            let fields = [("k", s.prediction_window.as_ref())];
+            for (name, values) in expand_variant(&spec, n, &fields)? {
+                let prediction = match values[0] {
+                    None => None,
+                    Some(k) if k >= 1.0 && k.fract() == 0.0 && k <= f64::from(u32::MAX) => {
+                        Some(k as u32)
+                    }
+                    Some(k) => {
+                        return Err(spec.error_at(
+                            s.prediction_window.as_ref().map(Spanned::span),
+                            format!("prediction_window must be a whole number ≥ 1, got {k}"),
+                        ));
+                    }
+                };
+                if prediction.is_some() && s.kind != SchedulerKind::Easy {
+                    return Err(spec.error_at(
+                        Some(n.span()),
+                        format!(
+                            "scheduler {:?}: only kind = \"easy\" plans with predictions",
+                            n.get_ref()
+                        ),
+                    ));
+                }
+                v.push((
+                    name,
+                    SchedulerVariant {
+                        kind: s.kind,
+                        prediction,
+                    },
+                ));
+            }
+        }
+        v
     };
+    spec.transforms = transforms(&spec)?;
+    spec.shakes = shakes(&spec)?;
     spec.platforms = if raw.platforms.0.is_empty() {
         vec![(DEFAULT_VARIANT.to_string(), PlatformChange::NONE)]
     } else {
@@ -598,6 +803,240 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
     Ok(spec)
 }
 
+/// The values of a number field: a number, a list of numbers, or a range string
+/// `"A..=B"` (step 1) or `"A..=B step S"`. `None` for a single number (not a sweep).
+pub fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> {
+    let number = |v: &toml::Value| {
+        v.as_float()
+            .or_else(|| v.as_integer().map(|i| i as f64))
+            .ok_or_else(|| format!("expected a number, got {v}"))
+    };
+    match v {
+        toml::Value::Array(items) => {
+            let values = items.iter().map(number).collect::<Result<Vec<_>, _>>()?;
+            if values.is_empty() {
+                return Err("an empty list of values".into());
+            }
+            Ok((values, true))
+        }
+        toml::Value::String(text) => parse_range(text).map(|v| (v, true)),
+        v => Ok((vec![number(v)?], false)),
+    }
+}
+
+/// `"A..=B"` or `"A..=B step S"`: A, A+S, … up to B (inclusive, within 1e-9·S), each
+/// rounded to 9 decimals so that 0.5 + 3 × 0.05 prints as 0.65.
+fn parse_range(text: &str) -> Result<Vec<f64>, String> {
+    let bad = || format!("{text:?} is not a range: write \"A..=B\" or \"A..=B step S\"");
+    let (range, step) = match text.split_once(" step ") {
+        Some((r, st)) => (r, st.trim().parse::<f64>().map_err(|_| bad())?),
+        None => (text, 1.0),
+    };
+    let (a, b) = range.split_once("..=").ok_or_else(bad)?;
+    let a: f64 = a.trim().parse().map_err(|_| bad())?;
+    let b: f64 = b.trim().parse().map_err(|_| bad())?;
+    if !(a.is_finite() && b.is_finite() && step.is_finite() && step > 0.0 && a <= b) {
+        return Err(format!("{text:?}: need finite A ≤ B and a step > 0"));
+    }
+    let n = ((b - a) / step + 1e-9).floor() as usize + 1;
+    if n > 1_000_000 {
+        return Err(format!("{text:?} has more than 1,000,000 values"));
+    }
+    Ok((0..n)
+        .map(|i| ((a + i as f64 * step) * 1e9).round() / 1e9)
+        .collect())
+}
+
+/// One variant of a sweep: its name and the value of each field.
+type Expanded = (String, Vec<Option<f64>>);
+
+/// Expands variant `name` over its swept fields (cartesian product, last fastest). Each
+/// result is named `name[f=v,…]` (swept fields only; plain `name` if none) and carries
+/// one value per field (`None` where the field is absent).
+fn expand_variant(
+    spec: &Spec,
+    name: &Spanned<String>,
+    fields: &[(&str, Option<&Spanned<toml::Value>>)],
+) -> Result<Vec<Expanded>, SpecError> {
+    let mut out: Vec<(Vec<String>, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
+    for (field, value) in fields {
+        let Some(value) = value else {
+            out.iter_mut().for_each(|(_, v)| v.push(None));
+            continue;
+        };
+        let (values, swept) = sweep_values(value.get_ref()).map_err(|e| {
+            spec.error_at(
+                Some(value.span()),
+                format!("{:?}: {field}: {e}", name.get_ref()),
+            )
+        })?;
+        out = out
+            .into_iter()
+            .flat_map(|(labels, chosen)| {
+                values.iter().map(move |&x| {
+                    let mut labels = labels.clone();
+                    if swept {
+                        labels.push(format!("{field}={x}"));
+                    }
+                    let mut chosen = chosen.clone();
+                    chosen.push(Some(x));
+                    (labels, chosen)
+                })
+            })
+            .collect();
+    }
+    Ok(out
+        .into_iter()
+        .map(|(labels, chosen)| {
+            let n = if labels.is_empty() {
+                name.get_ref().clone()
+            } else {
+                format!("{}[{}]", name.get_ref(), labels.join(","))
+            };
+            (n, chosen)
+        })
+        .collect())
+}
+
+/// Validates `[transforms]` (default: one empty transform).
+fn transforms(spec: &Spec) -> Result<Vec<(String, Transform)>, SpecError> {
+    if spec.raw.transforms.0.is_empty() {
+        return Ok(vec![(DEFAULT_VARIANT.to_string(), Transform::default())]);
+    }
+    let mut out = Vec::new();
+    for (n, t) in &spec.raw.transforms.0 {
+        if t.load.is_some() && t.interarrival_factor.is_some() {
+            return Err(spec.error_at(
+                Some(n.span()),
+                format!(
+                    "transform {:?}: give load or interarrival_factor, not both",
+                    n.get_ref()
+                ),
+            ));
+        }
+        let fields = [
+            ("load", t.load.as_ref()),
+            ("interarrival_factor", t.interarrival_factor.as_ref()),
+            ("badness", t.badness.as_ref()),
+        ];
+        for (name, v) in expand_variant(spec, n, &fields)? {
+            let transform = Transform {
+                edits: t
+                    .edit
+                    .iter()
+                    .map(|e| JobEdit {
+                        job: e.job,
+                        runtime: e.runtime,
+                        requested_time: e.requested_time,
+                    })
+                    .collect(),
+                arrivals: v[0]
+                    .map(ArrivalScale::Load)
+                    .or(v[1].map(ArrivalScale::Factor)),
+                badness: v[2],
+            };
+            transform
+                .validate()
+                .map_err(|e| spec.error_at(Some(n.span()), format!("transform {name:?}: {e}")))?;
+            out.push((name, transform));
+        }
+    }
+    Ok(out)
+}
+
+/// Validates `[shakes]` (default: one variant without shaking).
+fn shakes(spec: &Spec) -> Result<Vec<(String, ShakeVariant)>, SpecError> {
+    if spec.raw.shakes.0.is_empty() {
+        return Ok(vec![(
+            DEFAULT_VARIANT.to_string(),
+            ShakeVariant {
+                config: None,
+                seeds: Vec::new(),
+            },
+        )]);
+    }
+    let mut out = Vec::new();
+    for (n, sh) in &spec.raw.shakes.0 {
+        let at = Some(n.span());
+        let empty = sh.attribute.is_none()
+            && sh.mode.is_none()
+            && sh.degree.is_none()
+            && sh.relative_pct.is_none()
+            && sh.percentage.is_none()
+            && sh.seeds.is_none();
+        if empty {
+            out.push((
+                n.get_ref().clone(),
+                ShakeVariant {
+                    config: None,
+                    seeds: Vec::new(),
+                },
+            ));
+            continue;
+        }
+        let need = |what: &str| {
+            spec.error_at(
+                at.clone(),
+                format!(
+                    "shake {:?} needs {what} (or write `{{}}` for no shaking)",
+                    n.get_ref()
+                ),
+            )
+        };
+        let attribute = sh.attribute.ok_or_else(|| need("attribute"))?;
+        if sh.degree.is_none() {
+            return Err(need("degree"));
+        }
+        let seeds_value = sh
+            .seeds
+            .as_ref()
+            .ok_or_else(|| need("seeds (e.g. \"1..=100\")"))?;
+        let (seeds, _) = sweep_values(seeds_value.get_ref())
+            .map_err(|e| spec.error_at(Some(seeds_value.span()), format!("seeds: {e}")))?;
+        let mut checked: Vec<u64> = Vec::new();
+        for x in seeds {
+            if !(x >= 1.0 && x.fract() == 0.0 && x < 9.0e15) {
+                return Err(spec.error_at(
+                    Some(seeds_value.span()),
+                    format!("seeds must be whole numbers ≥ 1 (0 is the unshaken run), got {x}"),
+                ));
+            }
+            if checked.contains(&(x as u64)) {
+                return Err(spec.error_at(
+                    Some(seeds_value.span()),
+                    format!("seed {x} is listed twice"),
+                ));
+            }
+            checked.push(x as u64);
+        }
+        let fields = [
+            ("degree", sh.degree.as_ref()),
+            ("relative_pct", sh.relative_pct.as_ref()),
+            ("percentage", sh.percentage.as_ref()),
+        ];
+        for (name, v) in expand_variant(spec, n, &fields)? {
+            let config = ShakeConfig {
+                attribute,
+                mode: sh.mode.unwrap_or_default(),
+                degree: v[0].unwrap_or(0.0),
+                relative_pct: v[1],
+                percentage: v[2].unwrap_or(100.0),
+            };
+            config
+                .validate()
+                .map_err(|e| spec.error_at(at.clone(), format!("shake {name:?}: {e}")))?;
+            out.push((
+                name,
+                ShakeVariant {
+                    config: Some(config),
+                    seeds: checked.clone(),
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
 fn axis_name(spec: &Spec, name: &Spanned<String>) -> Result<AxisName, SpecError> {
     name.get_ref()
         .parse()
@@ -667,7 +1106,36 @@ fn tables(spec: &Spec) -> Result<Vec<TableSpec>, SpecError> {
         if metrics.is_empty() {
             return Err(spec.error_at(Some(t.span()), "a table needs at least one metric"));
         }
+        let mut shaking = Vec::new();
+        for st in &raw.shaking {
+            if !crate::metrics::SHAKING_STATS.contains(&st.get_ref().as_str()) {
+                return Err(spec.error_at(
+                    Some(st.span()),
+                    format!(
+                        "unknown shaking statistic {:?}; known: {}",
+                        st.get_ref(),
+                        crate::metrics::SHAKING_STATS.join(", ")
+                    ),
+                ));
+            }
+            shaking.push(st.get_ref().clone());
+        }
+        if let Some(st) = &raw.study
+            && !spec
+                .raw
+                .study
+                .iter()
+                .any(|x| x.get_ref().name.get_ref() == st.get_ref())
+        {
+            return Err(spec.error_at(
+                Some(st.span()),
+                format!("table {name:?}: no study is named {:?}", st.get_ref()),
+            ));
+        }
         out.push(TableSpec {
+            study: raw.study.as_ref().map(|s| s.get_ref().clone()),
+            difference: raw.difference,
+            shaking,
             name: name.clone(),
             title: raw.title.clone(),
             rows,
@@ -692,6 +1160,14 @@ fn tables(spec: &Spec) -> Result<Vec<TableSpec>, SpecError> {
                 format!("expected values for unknown table {table_name:?}"),
             ));
         };
+        if !t.shaking.is_empty() {
+            return Err(spec.error_at(
+                at(),
+                format!(
+                    "table {table_name:?} shows shaking statistics; it takes no expected values"
+                ),
+            ));
+        }
         let mut labels = Vec::new();
         for axis in t.rows.iter().chain(&t.columns) {
             let v = entries
@@ -768,5 +1244,7 @@ fn check_unique(spec: &Spec, raw: &RawSpec) -> Result<(), SpecError> {
     check(spec, "platform", &raw.platforms)?;
     check(spec, "semantics", &raw.semantics)?;
     check(spec, "replay", &raw.replays)?;
+    check(spec, "transform", &raw.transforms)?;
+    check(spec, "shake", &raw.shakes)?;
     check(spec, "experiment", &raw.experiments)
 }

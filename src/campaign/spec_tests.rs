@@ -200,3 +200,119 @@ fn integer_and_float_factors_are_the_same_value() {
     assert_eq!(a.platforms, b.platforms);
     assert_eq!(a.variant_names(AxisName::Platform), ["same", "half"]);
 }
+
+const SHAKE: &str = r#"
+name = "s"
+[workloads.A]
+trace = "A-1"
+[schedulers]
+easy = { kind = "easy" }
+pred = { kind = "easy", prediction_window = "1..=3" }
+[transforms]
+original = {}
+cut = { edit = [{ job = 7, runtime = 60 }] }
+load = { load = "0.5..=0.6 step 0.05" }
+[shakes]
+none = {}
+iat = { attribute = "interarrival", degree = [1, 10], percentage = [3, 100], seeds = "1..=2" }
+"#;
+
+#[test]
+fn sweeps_expand_variants_named_by_their_values() {
+    let (spec, _) = load(SHAKE).unwrap();
+    assert_eq!(
+        spec.variant_names(AxisName::Scheduler),
+        ["easy", "pred[k=1]", "pred[k=2]", "pred[k=3]"]
+    );
+    assert_eq!(spec.schedulers[2].1.prediction, Some(2));
+    assert_eq!(
+        spec.variant_names(AxisName::Transform),
+        [
+            "original",
+            "cut",
+            "load[load=0.5]",
+            "load[load=0.55]",
+            "load[load=0.6]"
+        ]
+    );
+    assert_eq!(
+        spec.variant_names(AxisName::Shake),
+        [
+            "none",
+            "iat[degree=1,percentage=3]",
+            "iat[degree=1,percentage=100]",
+            "iat[degree=10,percentage=3]",
+            "iat[degree=10,percentage=100]"
+        ]
+    );
+    let c = spec.shakes[3].1.config.unwrap();
+    assert_eq!((c.degree, c.percentage), (10.0, 3.0));
+    assert_eq!(spec.shakes[3].1.seeds, [1, 2]);
+}
+
+#[test]
+fn studies_are_a_union_of_grids_and_seeds_repeat_runs() {
+    let text = format!(
+        "{SHAKE}[[study]]\nname = \"one\"\nscheduler = \"easy\"\ntransform = [\"original\", \"cut\"]\nshake = \"none\"\n\
+         [[study]]\nname = \"two\"\nscheduler = \"pred\"\ntransform = \"original\"\nshake = \"iat[degree=1,percentage=3]\"\n"
+    );
+    let (spec, grid) = load(&text).unwrap();
+    let labels: Vec<String> = grid
+        .runs
+        .iter()
+        .map(|r| {
+            let l = r.labels(&spec);
+            format!(
+                "{}/{}/{}/{}/{}",
+                l.study.unwrap(),
+                l.scheduler,
+                l.transform,
+                l.shake,
+                l.seed
+            )
+        })
+        .collect();
+    let mut want = vec![
+        "one/easy/original/none/0".to_string(),
+        "one/easy/cut/none/0".to_string(),
+    ];
+    for k in 1..=3 {
+        for seed in 0..=2 {
+            want.push(format!(
+                "two/pred[k={k}]/original/iat[degree=1,percentage=3]/{seed}"
+            ));
+        }
+    }
+    assert_eq!(labels, want);
+    assert_eq!(grid.parts.len(), 2);
+    assert_eq!(grid.points, 2 + 3);
+}
+
+#[test]
+fn shake_and_sweep_errors_name_the_line() {
+    let e = err(&SHAKE.replace("seeds = \"1..=2\"", "seeds = \"0..=2\""));
+    assert!(e.message.contains("seeds must be whole numbers ≥ 1"), "{e}");
+    let e = err(&SHAKE.replace("seeds = \"1..=2\"", "seeds = [1, 1]"));
+    assert!(e.message.contains("listed twice"), "{e}");
+    let e = err(&SHAKE.replace(", seeds = \"1..=2\"", ""));
+    assert!(e.message.contains("needs seeds"), "{e}");
+    let e = err(&SHAKE.replace("\"0.5..=0.6 step 0.05\"", "\"0.5..0.6\""));
+    assert!(e.message.contains("not a range"), "{e}");
+    let e = err(&SHAKE.replace(
+        "kind = \"easy\", prediction_window",
+        "kind = \"fcfs\", prediction_window",
+    ));
+    assert!(e.message.contains("only kind = \"easy\""), "{e}");
+    let e = err(&SHAKE.replace("degree = [1, 10]", "degree = [1, 10], relative_pct = 5"));
+    assert!(e.message.contains("only for relative"), "{e}");
+    assert_eq!(
+        e.at.map(|a| a.0),
+        Some(SHAKE.lines().position(|l| l.starts_with("iat")).unwrap() + 1)
+    );
+    let e = err(&SHAKE.replace("load = { load", "load = { interarrival_factor = 2, load"));
+    assert!(e.message.contains("not both"), "{e}");
+    let e = err(&format!(
+        "{SHAKE}[[study]]\nname = \"x\"\nscheduler = \"nope\"\n"
+    ));
+    assert!(e.message.contains("unknown scheduler variant"), "{e}");
+}

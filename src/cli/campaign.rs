@@ -5,7 +5,10 @@ use crate::campaign::runner::{
     Event, ExecOptions, LoadedWorkload, Outcome, PlannedRun, execute, load_workloads, plan,
 };
 use crate::campaign::{Grid, Spec, cache::Cache, load};
-use crate::report::{ReportRun, build_table, markdown, runs_frame, write_runs, write_table};
+use crate::report::{
+    ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
+    write_table,
+};
 use crate::workload::{
     ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
 };
@@ -112,29 +115,59 @@ fn header(
         let _ = writeln!(out, "           {d}");
     }
     // One factor per product dimension: a zip group counts once ("workload+platform 2").
-    let axes: Vec<String> = grid
-        .varied
-        .iter()
-        .enumerate()
-        .filter_map(
-            |(i, (a, n))| match grid.zipped.iter().find(|g| g.contains(&i)) {
-                None => Some(format!("{a} {n}")),
-                Some(g) if g.iter().min() == Some(&i) => {
-                    let names: Vec<&str> = g.iter().map(|&k| grid.varied[k].0.name()).collect();
-                    Some(format!("{} {n}", names.join("+")))
-                }
-                Some(_) => None,
-            },
-        )
-        .collect();
-    let _ = writeln!(
-        out,
-        "grid       {} = {} points, {} excluded, {} included",
-        axes.join(" × "),
-        grid.points,
-        grid.excluded,
-        grid.runs.iter().filter(|r| r.included).count()
-    );
+    for part in &grid.parts {
+        let axes: Vec<String> = part
+            .varied
+            .iter()
+            .enumerate()
+            .filter_map(
+                |(i, (a, n))| match part.zipped.iter().find(|g| g.contains(&i)) {
+                    None => Some(format!("{a} {n}")),
+                    Some(g) if g.iter().min() == Some(&i) => {
+                        let names: Vec<&str> = g.iter().map(|&k| part.varied[k].0.name()).collect();
+                        Some(format!("{} {n}", names.join("+")))
+                    }
+                    Some(_) => None,
+                },
+            )
+            .collect();
+        match &part.study {
+            Some(study) => {
+                let _ = writeln!(
+                    out,
+                    "study      {study}: {} = {} points",
+                    axes.join(" × "),
+                    part.points
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "grid       {} = {} points, {} excluded, {} included",
+                    axes.join(" × "),
+                    part.points,
+                    grid.excluded,
+                    grid.runs.iter().filter(|r| r.included).count()
+                );
+            }
+        }
+    }
+    if grid.parts.len() > 1 {
+        let _ = writeln!(
+            out,
+            "           {} points in all, {} excluded, {} included",
+            grid.points,
+            grid.excluded,
+            grid.runs.iter().filter(|r| r.included).count(),
+        );
+    }
+    let seeds = grid.runs.iter().filter(|r| r.seed > 0).count();
+    if seeds > 0 {
+        let _ = writeln!(
+            out,
+            "seeds      {seeds} shaken runs (one per seed) besides their unshaken baselines"
+        );
+    }
     for ((name, w), loaded) in spec.workloads.iter().zip(workloads) {
         match loaded {
             Ok(lw) => {
@@ -245,13 +278,23 @@ fn report(
             labels: &p.labels,
             key: p.key(),
             outcome: o.as_ref(),
+            seeded: !spec.shakes[p.run.choices.shake.unwrap_or(0)]
+                .1
+                .seeds
+                .is_empty(),
         })
         .collect();
     let mut df = runs_frame(&runs)?;
     write_runs(&mut df, dir)?;
+    let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
+    let shaken = long.height() > 0;
+    if shaken {
+        write_csv(&mut long, &dir.join("shaking.csv"))?;
+        write_csv(&mut seeds, &dir.join("shaking-seeds.csv"))?;
+    }
     let mut out = String::new();
     for t in &spec.tables {
-        let mut table = build_table(&df, t)?;
+        let mut table = build_table(&df, &wide, t)?;
         write_table(&mut table, &dir.join("tables"))?;
         writeln!(out, "{}\n", table.title.as_deref().unwrap_or(&table.name))?;
         writeln!(out, "{}", markdown(&table.header, &table.rows))?;
@@ -273,8 +316,13 @@ fn report(
     }
     writeln!(
         out,
-        "outputs in {} (runs.parquet, runs.csv{})",
+        "outputs in {} (runs.parquet, runs.csv{}{})",
         dir.display(),
+        if shaken {
+            ", shaking.csv, shaking-seeds.csv"
+        } else {
+            ""
+        },
         if spec.tables.is_empty() {
             ""
         } else {
@@ -430,6 +478,7 @@ impl RunArgs {
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec.spec));
         let progress = Progress::new(planned.len());
+        let started = Instant::now();
         let outcomes = execute(
             &planned,
             &workloads,
@@ -442,6 +491,22 @@ impl RunArgs {
             &|e| progress.event(e),
         )?;
 
+        let elapsed = started.elapsed().as_secs_f64();
+        let computed = outcomes
+            .iter()
+            .filter(|o| matches!(o, Some(Outcome::Computed(_))))
+            .count();
+        eprintln!(
+            "{computed} runs computed in {elapsed:.1} s ({:.1} runs/s, threads: {}), {} from \
+             the cache",
+            computed as f64 / elapsed.max(1e-9),
+            self.jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            outcomes
+                .iter()
+                .filter(|o| matches!(o, Some(Outcome::Cached(_))))
+                .count()
+        );
         let out_dir = self.spec.out_dir(&spec);
         print_stdout(&report(&spec, &planned, &outcomes, &out_dir)?)?;
 

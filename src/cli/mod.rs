@@ -49,7 +49,7 @@ enum Command {
     /// Write a campaign's outputs from the cache alone, running nothing.
     Report(campaign::SpecArgs),
     /// Simulate one workload trace on one platform under one scheduler.
-    Simulate(simulate::SimulateArgs),
+    Simulate(Box<simulate::SimulateArgs>),
     /// Cut each user's jobs into sessions and print the session graphs' statistics.
     Sessions(sessions::SessionsArgs),
     /// Inspect workload traces.

@@ -6,8 +6,9 @@ use super::output::{
 use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
-use crate::run::{RunOptions, run};
+use crate::run::{RunOptions, perturb, run};
 use crate::sched::SchedulerKind;
+use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
 use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
 use crate::workload::trace_name;
 use clap::Args;
@@ -74,13 +75,150 @@ pub(crate) struct SimulateArgs {
     /// Check the schedule's invariants; exit with code 3 if any is broken.
     #[arg(long)]
     check: bool,
+    /// EASY plans with run-time predictions: the mean run time of the user's last K
+    /// ended jobs, capped by the requested time.
+    #[arg(long, value_name = "K")]
+    prediction_window: Option<u32>,
+    /// Shake this attribute (interarrival, runtime, estimate, size) before the platform
+    /// change; needs --shake-degree.
+    #[arg(long, value_name = "ATTRIBUTE", value_parser = choice::<Attribute>(), requires = "shake_degree")]
+    shake: Option<Attribute>,
+    /// The largest perturbation: seconds (time attributes) or processors (size).
+    #[arg(long, value_name = "DEGREE", requires = "shake")]
+    shake_degree: Option<f64>,
+    /// absolute: ± degree × U; relative: ± min(degree, --shake-relative % of the value) × U.
+    #[arg(long, default_value_t, value_parser = choice::<Mode>(), requires = "shake")]
+    shake_mode: Mode,
+    /// Relative shaking: the percentage of the original value bounding the perturbation.
+    #[arg(long, value_name = "PCT", requires = "shake")]
+    shake_relative: Option<f64>,
+    /// Percent of the jobs shaken (an exact count).
+    #[arg(long, value_name = "PCT", default_value_t = 100.0, requires = "shake")]
+    shake_percentage: f64,
+    /// Seed number of the random draws (shaking, --badness); 0 is the unshaken run.
+    /// Derived with the trace's content and cleaning, as in campaigns.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Scale arrivals to reach this offered load (Σ size × run time over nodes × the
+    /// arrival span).
+    #[arg(long, value_name = "LOAD", conflicts_with = "interarrival_factor")]
+    load: Option<f64>,
+    /// Multiply every interarrival time by this factor.
+    #[arg(long, value_name = "C")]
+    interarrival_factor: Option<f64>,
+    /// Draw every requested time uniformly in [R, (F+1)·R], R the run time.
+    #[arg(long, value_name = "F")]
+    badness: Option<f64>,
+    /// Set a job's run time: JOB=SECONDS (repeatable).
+    #[arg(long, value_name = "JOB=SECONDS")]
+    set_runtime: Vec<String>,
+    /// Set a job's requested time: JOB=SECONDS (repeatable).
+    #[arg(long, value_name = "JOB=SECONDS")]
+    set_requested: Vec<String>,
+}
+
+/// `JOB=SECONDS`.
+fn job_value(text: &str) -> anyhow::Result<(i64, i64)> {
+    let (job, secs) = text
+        .split_once('=')
+        .ok_or_else(|| anyhow::anyhow!("{text:?}: expected JOB=SECONDS"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<i64>()
+            .map_err(|_| anyhow::anyhow!("{text:?}: expected JOB=SECONDS with whole numbers"))
+    };
+    Ok((parse(job)?, parse(secs)?))
+}
+
+impl SimulateArgs {
+    fn transform(&self) -> anyhow::Result<Transform> {
+        let mut edits: Vec<JobEdit> = Vec::new();
+        let sets = self
+            .set_runtime
+            .iter()
+            .map(|t| (t, true))
+            .chain(self.set_requested.iter().map(|t| (t, false)));
+        for (text, runtime) in sets {
+            let (job, secs) = job_value(text)?;
+            let i = match edits.iter().position(|e| e.job == job) {
+                Some(i) => i,
+                None => {
+                    edits.push(JobEdit {
+                        job,
+                        runtime: None,
+                        requested_time: None,
+                    });
+                    edits.len() - 1
+                }
+            };
+            if runtime {
+                edits[i].runtime = Some(secs);
+            } else {
+                edits[i].requested_time = Some(secs);
+            }
+        }
+        let t = Transform {
+            edits,
+            arrivals: self
+                .load
+                .map(ArrivalScale::Load)
+                .or(self.interarrival_factor.map(ArrivalScale::Factor)),
+            badness: self.badness,
+        };
+        t.validate()?;
+        Ok(t)
+    }
+
+    fn shake_config(&self) -> anyhow::Result<Option<ShakeConfig>> {
+        let Some(attribute) = self.shake else {
+            return Ok(None);
+        };
+        let config = ShakeConfig {
+            attribute,
+            mode: self.shake_mode,
+            degree: self.shake_degree.unwrap_or(0.0),
+            relative_pct: self.shake_relative,
+            percentage: self.shake_percentage,
+        };
+        config.validate()?;
+        Ok(Some(config))
+    }
 }
 
 impl SimulateArgs {
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
         let (path, trace) = self.source.load()?;
         let policy = self.cleaning.to_policy();
-        let (workload, cleaning) = policy.apply(&trace);
+        let (cleaned, cleaning) = policy.apply(&trace);
+        let transform = self.transform()?;
+        let shake = self.shake_config()?;
+        let seed = self.seed.unwrap_or(u64::from(shake.is_some()));
+        if shake.is_some() && seed == 0 {
+            anyhow::bail!("--seed 0 is the unshaken run; give a seed ≥ 1 with --shake");
+        }
+        let nodes = match self.nodes {
+            // An invalid count is refused by the run, with its own message.
+            Some(n) => u32::try_from(n).unwrap_or(1).max(1),
+            None => cleaned.recorded_platform_size().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes"
+                )
+            })?,
+        };
+        let draw_seed = if shake.is_some() || transform.badness.is_some() {
+            let content = crate::swf::read_content(&path)?;
+            crate::campaign::key::draw_seed(&blake3::hash(&content).to_hex(), &policy, seed)
+        } else {
+            0
+        };
+        let (workload, shaken) = perturb(
+            &cleaned,
+            &transform,
+            shake.as_ref(),
+            nodes,
+            self.walltime == WalltimePolicy::Kill,
+            draw_seed,
+        )?;
         let options = RunOptions {
             nodes: self.nodes,
             change: PlatformChange::new(self.speed, self.node_factor)?,
@@ -90,6 +228,7 @@ impl SimulateArgs {
                 walltime_scaling: self.walltime_scaling,
             },
             replay: self.replay,
+            prediction: self.prediction_window,
             check: self.check,
             time_limit: None,
         };
@@ -137,6 +276,9 @@ impl SimulateArgs {
                         "simulated": result.platform,
                     },
                     "scheduler": self.scheduler,
+                    "prediction_window": self.prediction_window,
+                    "transform": transform,
+                    "shake": shake.map(|c| json!({ "config": c, "seed": seed, "report": shaken })),
                     "replay": self.replay,
                     "semantics": options.semantics,
                     "metrics": result.metrics,
@@ -195,6 +337,32 @@ impl SimulateArgs {
                     "scheduler  {}; walltime {}, walltime scaling {}",
                     self.scheduler, self.walltime, self.walltime_scaling
                 )?;
+                if let Some(k) = self.prediction_window {
+                    writeln!(
+                        out,
+                        "           run-time predictions: mean of the user's last {k} jobs"
+                    )?;
+                }
+                if !transform.is_empty() {
+                    writeln!(out, "transform  {}", serde_json::to_string(&transform)?)?;
+                }
+                if let (Some(c), Some(r)) = (&shake, &shaken) {
+                    writeln!(
+                        out,
+                        "shake      {} {} degree {}{}, {} % of jobs, seed {seed}: {} of {} jobs \
+                         chosen, {} changed, {} clamped",
+                        c.attribute,
+                        c.mode,
+                        c.degree,
+                        c.relative_pct
+                            .map_or(String::new(), |p| format!(" (at most {p} % of the value)")),
+                        c.percentage,
+                        r.chosen,
+                        r.eligible,
+                        r.changed,
+                        r.clamped
+                    )?;
+                }
                 writeln!(out, "replay     {}", self.replay)?;
                 if let Some(v) = &result.violations {
                     if v.is_empty() {

@@ -1,12 +1,15 @@
 //! Metrics: pure functions over job records. [`SchedulingMetrics`] for one simulation
 //! (or, via [`recorded_metrics`], for the trace's own recorded schedule); [`Lateness`]
-//! of a replay against the recorded submit times, global and per user.
+//! of a replay against the recorded submit times, global and per user; the
+//! [`ShakingStats`] of shaken results around an unshaken one.
 
 mod lateness;
 mod scheduling;
+mod shaking;
 
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
+pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 
 /// Reads back a float that JSON wrote as `null` because it was NaN.
 pub(crate) fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {

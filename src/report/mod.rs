@@ -17,20 +17,39 @@ pub struct ReportRun<'a> {
     pub labels: &'a Labels,
     pub key: Option<&'a str>,
     pub outcome: Option<&'a Outcome>,
+    /// Whether the run's shake variant has seeds: its seed-0 run is then the unshaken
+    /// baseline of the shaken ones.
+    pub seeded: bool,
 }
 
-const AXES: [AxisName; 6] = [
+impl ReportRun<'_> {
+    /// `single` (a variant without shaking), `baseline` (the unshaken run of a shaking
+    /// variant) or `shaken`.
+    pub fn role(&self) -> &'static str {
+        match (self.seeded, self.labels.seed) {
+            (false, _) => "single",
+            (true, 0) => "baseline",
+            (true, _) => "shaken",
+        }
+    }
+}
+
+const AXES: [AxisName; 8] = [
     AxisName::Workload,
+    AxisName::Transform,
     AxisName::Experiment,
     AxisName::Scheduler,
     AxisName::Platform,
     AxisName::Semantics,
     AxisName::Replay,
+    AxisName::Shake,
 ];
 
 fn label(l: &Labels, axis: AxisName) -> Option<&str> {
     match axis {
         AxisName::Workload => Some(&l.workload),
+        AxisName::Transform => Some(&l.transform),
+        AxisName::Shake => Some(&l.shake),
         AxisName::Experiment => l.experiment.as_deref(),
         AxisName::Scheduler => Some(&l.scheduler),
         AxisName::Platform => Some(&l.platform),
@@ -44,10 +63,16 @@ fn label(l: &Labels, axis: AxisName) -> Option<&str> {
 /// came from the cache is not a column: the table is the same for a cold and a warm run.
 pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
     let mut columns: Vec<Column> = Vec::new();
+    let study: Vec<Option<&str>> = runs.iter().map(|r| r.labels.study.as_deref()).collect();
+    columns.push(Column::new("study".into(), study));
     for axis in AXES {
         let v: Vec<Option<&str>> = runs.iter().map(|r| label(r.labels, axis)).collect();
         columns.push(Column::new(axis.name().into(), v));
     }
+    let seeds: Vec<u64> = runs.iter().map(|r| r.labels.seed).collect();
+    columns.push(Column::new("seed".into(), seeds));
+    let roles: Vec<&str> = runs.iter().map(ReportRun::role).collect();
+    columns.push(Column::new("role".into(), roles));
     let status: Vec<&str> = runs
         .iter()
         .map(|r| match r.outcome {
@@ -166,16 +191,34 @@ fn number_at(df: &DataFrame, name: &str, i: usize) -> PolarsResult<Option<f64>> 
     Ok(df.column(name)?.f64()?.get(i))
 }
 
-/// Aggregates the successful runs of `runs` into table `t`.
-pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
+/// Aggregates the successful runs of `runs` into table `t`: of a shaking variant, the
+/// shaken runs (not the baseline), as the thesis reports the mean of the shaken
+/// results. A table of shaking statistics (`t.shaking`) takes its values from the
+/// `shaking` frame ([`shaking_frames`]) instead.
+pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
     let keys: Vec<&str> = t.rows.iter().chain(&t.columns).map(|a| a.name()).collect();
-    let tidy = runs
+    let (source, filter) = if t.shaking.is_empty() {
+        (
+            runs,
+            col("status")
+                .eq(lit("ok"))
+                .and(col("role").neq(lit("baseline"))),
+        )
+    } else {
+        (shaking, lit(true))
+    };
+    let filter = match &t.study {
+        Some(study) => filter.and(col("study").eq(lit(study.as_str()))),
+        None => filter,
+    };
+    let metrics = t.value_columns();
+    let tidy = source
         .clone()
         .lazy()
-        .filter(col("status").eq(lit("ok")))
+        .filter(filter)
         .group_by_stable(keys.iter().map(|k| col(*k)).collect::<Vec<_>>())
         .agg(
-            t.metrics
+            metrics
                 .iter()
                 .map(|m| aggregate(m, t.aggregate))
                 .chain([len().alias("runs")])
@@ -208,8 +251,7 @@ pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
                 col_keys.len() - 1
             }
         };
-        let values = t
-            .metrics
+        let values = metrics
             .iter()
             .map(|m| number_at(&tidy, m, i))
             .collect::<PolarsResult<Vec<_>>>()?;
@@ -218,7 +260,7 @@ pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
     let fmt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.*}", t.digits));
     let mut header: Vec<String> = t.rows.iter().map(|a| a.name().to_string()).collect();
     for ck in &col_keys {
-        for m in &t.metrics {
+        for m in &metrics {
             let prefix = ck.join(" ");
             header.push(if prefix.is_empty() {
                 m.clone()
@@ -227,7 +269,7 @@ pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
             });
         }
     }
-    let width = t.metrics.len();
+    let width = metrics.len();
     let mut rows: Vec<Vec<String>> = row_keys
         .iter()
         .map(|rk| {
@@ -240,6 +282,21 @@ pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
         for (k, v) in values.iter().enumerate() {
             rows[*ri][n_rows + ci * width + k] = fmt(*v);
         }
+    }
+    if t.difference && row_keys.len() >= 2 {
+        let mut row = vec![String::new(); n_rows + col_keys.len() * width];
+        row[0] = "abs diff".to_string();
+        for ci in 0..col_keys.len() {
+            let cell = |ri: usize| cells.iter().find(|(a, b, _)| *a == ri && *b == ci);
+            if let (Some(a), Some(b)) = (cell(0), cell(1)) {
+                for k in 0..width {
+                    if let (Some(x), Some(y)) = (a.2[k], b.2[k]) {
+                        row[n_rows + ci * width + k] = fmt(Some((x - y).abs()));
+                    }
+                }
+            }
+        }
+        rows.push(row);
     }
 
     let comparison = (!t.expected.is_empty()).then(|| {
@@ -277,6 +334,142 @@ pub fn build_table(runs: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
         comparison,
         expected_source: t.expected_source.clone(),
     })
+}
+
+/// The shaking aggregates of `runs`, over every group of runs that differ only by seed
+/// and have shaken runs: `(long, wide, seeds)`.
+///
+/// - long (`shaking.csv`): the axes, `metric`, and every statistic of
+///   [`SHAKING_STATS`], one row per (group, metric);
+/// - wide: the axes, `status` (`ok`), and a column `METRIC.STAT` per metric and
+///   statistic (the source of shaking tables);
+/// - seeds (`shaking-seeds.csv`, for plotting distributions): one row per shaken run
+///   with its axes, seed, each metric and `METRIC.pct` = 100 × value / unshaken value.
+///
+/// Failed runs are left out; a group whose baseline failed has NaN (null) statistics.
+pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFrame, DataFrame)> {
+    use crate::metrics::{SHAKING_STATS, shaking_stats};
+    use std::collections::BTreeMap;
+    struct Group<'a> {
+        labels: &'a Labels,
+        baseline: Option<Vec<f64>>,
+        shaken: Vec<(u64, Vec<f64>)>,
+    }
+    let mut index: BTreeMap<Labels, usize> = BTreeMap::new();
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for r in runs.iter().filter(|r| r.seeded) {
+        let Some(values) = r
+            .outcome
+            .and_then(Outcome::record)
+            .map(crate::campaign::columns::values)
+        else {
+            continue;
+        };
+        let key = Labels {
+            seed: 0,
+            ..r.labels.clone()
+        };
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Group {
+                labels: r.labels,
+                baseline: None,
+                shaken: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        if r.labels.seed == 0 {
+            groups[g].baseline = Some(values);
+        } else {
+            groups[g].shaken.push((r.labels.seed, values));
+        }
+    }
+    groups.retain(|g| !g.shaken.is_empty());
+
+    let axis_columns = |rows: &[&Labels]| -> Vec<Column> {
+        let study: Vec<Option<&str>> = rows.iter().map(|l| l.study.as_deref()).collect();
+        std::iter::once(Column::new("study".into(), study))
+            .chain(AXES.iter().map(|&axis| {
+                let v: Vec<Option<&str>> = rows.iter().map(|l| label(l, axis)).collect();
+                Column::new(axis.name().into(), v)
+            }))
+            .collect()
+    };
+    let opt = |x: f64| (!x.is_nan()).then_some(x);
+
+    // Long and wide.
+    let stats: Vec<Vec<[f64; 10]>> = groups
+        .iter()
+        .map(|g| {
+            (0..METRICS.len())
+                .map(|m| {
+                    let u = g.baseline.as_ref().map_or(f64::NAN, |b| b[m]);
+                    let shaken: Vec<f64> = g.shaken.iter().map(|(_, v)| v[m]).collect();
+                    shaking_stats(u, &shaken).values()
+                })
+                .collect()
+        })
+        .collect();
+    let group_labels: Vec<&Labels> = groups.iter().map(|g| g.labels).collect();
+    let long_labels: Vec<&Labels> = group_labels
+        .iter()
+        .flat_map(|l| std::iter::repeat_n(*l, METRICS.len()))
+        .collect();
+    let mut long = axis_columns(&long_labels);
+    let metric_names: Vec<&str> = (0..groups.len())
+        .flat_map(|_| METRICS.iter().map(|(n, _)| *n))
+        .collect();
+    long.push(Column::new("metric".into(), metric_names));
+    for (k, stat) in SHAKING_STATS.iter().enumerate() {
+        let v: Vec<Option<f64>> = stats.iter().flatten().map(|s| opt(s[k])).collect();
+        long.push(Column::new((*stat).into(), v));
+    }
+    let long = DataFrame::new(long_labels.len(), long)?;
+
+    let mut wide = axis_columns(&group_labels);
+    wide.push(Column::new("status".into(), vec!["ok"; groups.len()]));
+    for (m, (name, _)) in METRICS.iter().enumerate() {
+        for (k, stat) in SHAKING_STATS.iter().enumerate() {
+            let v: Vec<Option<f64>> = stats.iter().map(|s| opt(s[m][k])).collect();
+            wide.push(Column::new(format!("{name}.{stat}").into(), v));
+        }
+    }
+    let wide = DataFrame::new(groups.len(), wide)?;
+
+    // Per seed.
+    /// (labels, baseline values, seed, values) of one shaken run.
+    type SeedRow<'a> = (&'a Labels, Option<&'a [f64]>, u64, &'a [f64]);
+    let rows: Vec<SeedRow<'_>> = groups
+        .iter()
+        .flat_map(|g| {
+            g.shaken
+                .iter()
+                .map(move |(s, v)| (g.labels, g.baseline.as_deref(), *s, v.as_slice()))
+        })
+        .collect();
+    let seed_labels: Vec<&Labels> = rows.iter().map(|r| r.0).collect();
+    let mut seeds = axis_columns(&seed_labels);
+    seeds.push(Column::new(
+        "seed".into(),
+        rows.iter().map(|r| r.2).collect::<Vec<u64>>(),
+    ));
+    for (m, (name, _)) in METRICS.iter().enumerate() {
+        let v: Vec<Option<f64>> = rows.iter().map(|r| opt(r.3[m])).collect();
+        seeds.push(Column::new((*name).into(), v));
+        let pct: Vec<Option<f64>> = rows
+            .iter()
+            .map(|r| {
+                let u = r.1.map_or(f64::NAN, |b| b[m]);
+                opt(if u != 0.0 {
+                    r.3[m] / u * 100.0
+                } else {
+                    f64::NAN
+                })
+            })
+            .collect();
+        seeds.push(Column::new(format!("{name}.pct").into(), pct));
+    }
+    let seeds = DataFrame::new(rows.len(), seeds)?;
+    Ok((long, wide, seeds))
 }
 
 /// A Markdown table (numbers right-aligned).

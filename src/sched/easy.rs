@@ -1,9 +1,9 @@
 //! EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001): [`Easy`].
 
 use super::expected_end;
-use crate::sim::{Context, JobIdx, Scheduler};
+use crate::sim::{Context, JobIdx, Scheduler, SimJob};
 use crate::time::Time;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// EASY backfilling. Jobs start in submission order while they fit. When the head job
 /// does not fit, it gets a reservation at its *shadow time* — the earliest time enough
@@ -20,6 +20,15 @@ use std::collections::{BTreeSet, VecDeque};
 /// are not re-examined: nothing that made them wait has changed (no nodes were freed,
 /// and the shadow time and extra nodes are those left by the last pass), and `now` only
 /// grew, so they would fail again. New jobs are examined in order, as a full scan would.
+///
+/// With a prediction window `k` ([`Easy::predicting`]; Tsafrir, Etsion & Feitelson
+/// 2007) the scheduler plans with system-generated predictions instead of the requested
+/// times: at submission, a job's prediction is the mean run time (now − start, to the
+/// millisecond, rounded down) of its user's last `k` jobs that ended (completed or
+/// killed), capped by its requested time; a user with no ended job gets the requested
+/// time. A running job that outlives its prediction is expected to end at its
+/// requested time (and, if it may outrun that too, by whole requested times as above).
+/// Every pass is then a full one, as predictions expire while jobs run.
 #[derive(Debug)]
 pub struct Easy {
     queue: VecDeque<JobIdx>,
@@ -37,6 +46,9 @@ pub struct Easy {
     extra: u32,
     started: Vec<bool>,
     candidates: Vec<(Time, u32)>,
+    /// Each job's planning estimate: its requested time, or its prediction.
+    planned: Vec<Time>,
+    predictor: Option<Predictor>,
     /// Tests: rescan the whole queue at every pass (the reference for the incremental
     /// pass).
     #[cfg(test)]
@@ -56,15 +68,29 @@ impl Easy {
             extra: 0,
             started: vec![false; jobs],
             candidates: Vec::new(),
+            planned: vec![Time::ZERO; jobs],
+            predictor: None,
             #[cfg(test)]
             force_full: false,
+        }
+    }
+
+    /// EASY planning with predictions from each user's last `window` jobs (≥ 1).
+    pub fn predicting(jobs: usize, window: u32) -> Easy {
+        Easy {
+            predictor: Some(Predictor {
+                window: window.max(1) as usize,
+                users: HashMap::new(),
+            }),
+            ..Easy::new(jobs)
         }
     }
 
     fn run(&mut self, job: JobIdx, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) {
         let j = &ctx.jobs[job as usize];
         self.start[job as usize] = ctx.now;
-        self.running.insert((ctx.now + j.estimate, job));
+        self.running
+            .insert((ctx.now + self.planned[job as usize], job));
         self.unbounded_running += usize::from(j.limit.is_none());
         self.started[job as usize] = true;
         starts.push(job);
@@ -74,7 +100,7 @@ impl Easy {
     fn shadow_of(&mut self, head_size: u32, free: u32, ctx: &Context<'_>) -> (Time, u32) {
         let now = ctx.now;
         let mut avail = free;
-        if self.unbounded_running == 0 {
+        if self.unbounded_running == 0 && self.predictor.is_none() {
             // Every estimated end is after `now` and already in order.
             let mut iter = self.running.iter().peekable();
             while let Some(&(end, job)) = iter.next() {
@@ -86,16 +112,14 @@ impl Easy {
             }
         } else {
             self.candidates.clear();
-            self.candidates
-                .extend(self.running.iter().map(|&(end, job)| {
-                    let j = &ctx.jobs[job as usize];
-                    // Only a job without a kill can outrun its estimate.
-                    let end = match j.limit {
-                        Some(_) => end,
-                        None => expected_end(self.start[job as usize], j.estimate, now),
-                    };
-                    (end, j.size)
-                }));
+            let (start, planned) = (&self.start, &self.planned);
+            self.candidates.extend(self.running.iter().map(|&(_, job)| {
+                let j = &ctx.jobs[job as usize];
+                (
+                    planned_end(start[job as usize], planned[job as usize], j, now),
+                    j.size,
+                )
+            }));
             self.candidates.sort_unstable();
             for (k, &(end, size)) in self.candidates.iter().enumerate() {
                 avail += size;
@@ -111,21 +135,33 @@ impl Easy {
 }
 
 impl Scheduler for Easy {
-    fn submitted(&mut self, job: JobIdx, _ctx: &Context<'_>) {
+    fn submitted(&mut self, job: JobIdx, ctx: &Context<'_>) {
+        let j = &ctx.jobs[job as usize];
+        self.planned[job as usize] = match &self.predictor {
+            Some(p) => p.predict(j.user, j.estimate),
+            None => j.estimate,
+        };
         self.queue.push_back(job);
     }
 
     fn ended(&mut self, job: JobIdx, ctx: &Context<'_>) {
         let j = &ctx.jobs[job as usize];
         let start = self.start[job as usize];
-        self.running.remove(&(start + j.estimate, job));
+        self.running
+            .remove(&(start + self.planned[job as usize], job));
+        if let Some(p) = &mut self.predictor {
+            p.learn(j.user, ctx.now - start);
+        }
         self.unbounded_running -= usize::from(j.limit.is_none());
         self.dirty = true;
     }
 
     fn schedule(&mut self, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) -> Option<Time> {
         let mut free = ctx.free_nodes;
-        let mut full = self.dirty || self.unbounded_running > 0 || self.examined == 0;
+        let mut full = self.dirty
+            || self.unbounded_running > 0
+            || self.predictor.is_some()
+            || self.examined == 0;
         #[cfg(test)]
         {
             full |= self.force_full;
@@ -161,7 +197,7 @@ impl Scheduler for Easy {
             if j.size > free {
                 continue;
             }
-            let ends_before_shadow = ctx.now + j.estimate <= self.shadow;
+            let ends_before_shadow = ctx.now + self.planned[job as usize] <= self.shadow;
             if ends_before_shadow || j.size <= self.extra {
                 if !ends_before_shadow {
                     self.extra -= j.size;
@@ -177,5 +213,50 @@ impl Scheduler for Easy {
         }
         self.examined = self.queue.len();
         None
+    }
+}
+
+/// When a job started at `start` and planned to run `planned` is expected to end, as of
+/// `now` (while it runs).
+fn planned_end(start: Time, planned: Time, j: &SimJob, now: Time) -> Time {
+    let end = start + planned;
+    if end > now {
+        return end;
+    }
+    match j.limit {
+        // Killed at its limit, which is still ahead while it runs.
+        Some(limit) => start + limit,
+        // Only a job without a kill can outrun its estimate.
+        None => expected_end(start, j.estimate, now),
+    }
+}
+
+/// Run-time predictions from each user's recent jobs.
+#[derive(Debug)]
+struct Predictor {
+    window: usize,
+    /// Per user: the run times of the last `window` ended jobs, and their sum (ms).
+    users: HashMap<i64, (VecDeque<Time>, i64)>,
+}
+
+impl Predictor {
+    fn predict(&self, user: i64, requested: Time) -> Time {
+        match self.users.get(&user) {
+            Some((last, sum)) if !last.is_empty() => {
+                Time::from_millis(sum / last.len() as i64).min(requested)
+            }
+            _ => requested,
+        }
+    }
+
+    fn learn(&mut self, user: i64, ran: Time) {
+        let (last, sum) = self.users.entry(user).or_default();
+        last.push_back(ran);
+        *sum += ran.millis();
+        if last.len() > self.window
+            && let Some(old) = last.pop_front()
+        {
+            *sum -= old.millis();
+        }
     }
 }

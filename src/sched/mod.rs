@@ -18,7 +18,7 @@ mod recorded;
 mod reference_tests;
 
 pub use crate::sim::Scheduler;
-pub use check::{Violation, check};
+pub use check::{Violation, check, check_with};
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fcfs::Fcfs;
@@ -53,6 +53,31 @@ impl SchedulerKind {
             SchedulerKind::Recorded => Box::new(Recorded::default()),
         }
     }
+
+    /// Like [`SchedulerKind::build`], planning with run-time predictions from each
+    /// user's last `window` jobs where given (EASY only: see [`Easy`]).
+    pub fn build_predicting(
+        self,
+        jobs: usize,
+        window: Option<u32>,
+    ) -> Result<Box<dyn Scheduler + Send>, PredictionUnsupported> {
+        match (self, window) {
+            (_, None) => Ok(self.build(jobs)),
+            (SchedulerKind::Easy, Some(k)) if k >= 1 => Ok(Box::new(Easy::predicting(jobs, k))),
+            (kind, Some(window)) => Err(PredictionUnsupported { kind, window }),
+        }
+    }
+}
+
+/// Run-time predictions asked of a scheduler that does not use them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "prediction window {window}: only the easy scheduler plans with predictions, and the \
+     window must be ≥ 1 (got scheduler {kind})"
+)]
+pub struct PredictionUnsupported {
+    pub kind: SchedulerKind,
+    pub window: u32,
 }
 
 /// When a running job is expected to end, as of `now`: `start + estimate`. A job that

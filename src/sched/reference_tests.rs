@@ -48,6 +48,7 @@ pub(crate) fn workload(rng: &mut Rng, kill: bool) -> (Vec<SimJob>, Vec<Time>, u3
             };
             SimJob {
                 id: if rng.below(10) == 0 { 7 } else { i as i64 },
+                user: rng.below(3) as i64,
                 size: 1 + rng.below(u64::from(nodes) + 1) as u32,
                 runtime,
                 estimate,

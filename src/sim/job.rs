@@ -44,6 +44,8 @@ pub struct Semantics {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SimJob {
     pub id: i64,
+    /// SWF user id (schedulers that learn from a user's history read it).
+    pub user: i64,
     pub size: u32,
     /// Run time on this platform: recorded run time / speed, to the nearest millisecond.
     pub runtime: Time,
@@ -93,6 +95,7 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
             };
             SimJob {
                 id: j.id,
+                user: j.user,
                 size: j.size,
                 runtime,
                 estimate,

@@ -11,4 +11,5 @@ mod replay;
 mod replay_cli;
 mod replay_hand;
 mod schedules;
+mod shaking;
 mod traces;

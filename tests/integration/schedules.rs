@@ -666,3 +666,64 @@ fn conservative_shadow_tie() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// easy_predictions.swf — 2 nodes
+//   J1(1, 10/100, user 1) @0   J2(1, 40/100, user 1) @20   J3(2, 10/10, user 2) @21
+//   J4(1, 50/50, user 3) @22
+// Case: EASY with predictions from the user's last job (Tsafrir, Etsion & Feitelson).
+// ---------------------------------------------------------------------------------------
+
+/// EASY with requested times:
+/// - t=0: J1 starts [0,10). t=20: J2 starts [20,60), planned end 20 + 100 = 120.
+/// - t=21: head J3 (2) > 1 free: shadow 120 (J2's requested end), extra 1 + 1 − 2 = 0.
+/// - t=22: J4 (1) fits the free node and 22 + 50 = 72 ≤ 120: backfilled [22,72).
+/// - t=60: J2 ends, 1 free < 2. t=72: J4 ends: J3 starts [72,82).
+#[test]
+fn easy_with_requested_times_backfills() {
+    check(
+        "easy_predictions.swf.txt",
+        "easy",
+        &[],
+        &[
+            done(1, 0, 10),
+            done(2, 20, 60),
+            done(3, 72, 82),
+            done(4, 22, 72),
+        ],
+    );
+}
+
+/// EASY with --prediction-window 1:
+/// - t=0: J1 (user 1, no history: predicted 100) starts [0,10); user 1 learns 10 s.
+/// - t=20: J2 predicted min(10, 100) = 10: starts [20,60), planned end 30.
+/// - t=21: head J3: shadow 30 (J2's predicted end), extra 0.
+/// - t=22: J4 (user 3, no history: 50): 22 + 50 = 72 > 30 and 1 > extra 0: waits.
+/// - t=30: J2 outlives its prediction (expected now at its request, 120); no event.
+/// - t=60: J2 ends: J3 starts [60,70); J4 (1) > 0 free. t=70: J4 starts [70,120).
+#[test]
+fn easy_with_predictions_plans_with_the_users_last_jobs() {
+    check(
+        "easy_predictions.swf.txt",
+        "easy",
+        &["--prediction-window", "1"],
+        &[
+            done(1, 0, 10),
+            done(2, 20, 60),
+            done(3, 60, 70),
+            done(4, 70, 120),
+        ],
+    );
+}
+
+/// Predictions are refused for schedulers that do not use them.
+#[test]
+fn predictions_need_easy() {
+    campaign()
+        .arg("simulate")
+        .arg(fixture("easy_predictions.swf.txt"))
+        .args(["--scheduler", "fcfs", "--prediction-window", "2"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("only the easy scheduler"));
+}
