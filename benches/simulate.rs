@@ -1,5 +1,6 @@
 //! Benchmarks: SWF parsing, the simulator with each scheduler on real traces, replay
-//! with feedback against rigid replay, and building session graphs.
+//! with feedback against rigid replay, building session graphs, shaking against a
+//! whole run, and EASY at high offered load.
 //!
 //! Traces come from `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`.
 //! Run: `cargo bench --bench simulate`.
@@ -150,9 +151,80 @@ fn sessions(c: &mut Criterion) {
     group.finish();
 }
 
+/// Shaking against the run it perturbs: shaking (every attribute, 100 % of the jobs)
+/// and the badness transform must stay under 10 % of a whole EASY run (the run bench,
+/// `run`, includes preparing the jobs, the simulation, the checker and the metrics, as
+/// a campaign run does).
+fn shaking(c: &mut Criterion) {
+    use campaign::run::{RunOptions, run};
+    use campaign::shake::{Attribute, Limits, Mode, ShakeConfig, Transform, shake, transform};
+    let sdsc = workload("SDSC-SP2-1998-4.2-cln");
+    let mut group = c.benchmark_group("shake/SDSC-SP2");
+    group.throughput(Throughput::Elements(sdsc.len() as u64));
+    let limits = Limits {
+        nodes: 128,
+        walltime_kill: true,
+    };
+    for attribute in Attribute::ALL {
+        let config = ShakeConfig {
+            attribute: *attribute,
+            mode: Mode::Relative,
+            degree: 300.0,
+            relative_pct: Some(10.0),
+            percentage: 100.0,
+        };
+        group.bench_function(format!("{attribute}/relative/100%"), |b| {
+            b.iter(|| shake(black_box(&sdsc), &config, limits, 7))
+        });
+    }
+    let badness = Transform {
+        badness: Some(2.0),
+        ..Transform::default()
+    };
+    group.bench_function("transform/badness", |b| {
+        b.iter(|| transform(black_box(&sdsc), &badness, 128, 7).unwrap())
+    });
+    let options = RunOptions {
+        scheduler: SchedulerKind::Easy,
+        check: true,
+        ..RunOptions::default()
+    };
+    group.measurement_time(Duration::from_secs(8));
+    group.bench_function("run/easy", |b| {
+        b.iter(|| run(black_box(&sdsc), &options).unwrap())
+    });
+    group.finish();
+}
+
+/// EASY on CTC-SP2 with arrivals scaled to a load from 0.5 to 0.95: the time per run
+/// must stay of the same order as the queue grows (no quadratic pass).
+fn load(c: &mut Criterion) {
+    use campaign::run::{RunOptions, perturb, run};
+    use campaign::shake::{ArrivalScale, Transform};
+    let ctc = workload("CTC-SP2-1996-3.1-cln");
+    let mut group = c.benchmark_group("load/CTC-SP2/easy");
+    group.throughput(Throughput::Elements(ctc.len() as u64));
+    group.measurement_time(Duration::from_secs(8));
+    for target in [0.5, 0.8, 0.95] {
+        let t = Transform {
+            arrivals: Some(ArrivalScale::Load(target)),
+            ..Transform::default()
+        };
+        let (scaled, _) = perturb(&ctc, &t, None, 338, true, 0).unwrap();
+        let options = RunOptions {
+            scheduler: SchedulerKind::Easy,
+            ..RunOptions::default()
+        };
+        group.bench_function(format!("load-{target}"), |b| {
+            b.iter(|| run(black_box(&scaled), &options).unwrap())
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers, replay, sessions
+    targets = parse, schedulers, replay, sessions, shaking, load
 }
 criterion_main!(benches);
