@@ -211,7 +211,19 @@ pub fn shake_with(
         chosen: chosen.iter().filter(|&&c| c).count(),
         ..ShakeReport::default()
     };
-    let mut out: Vec<Job> = jobs.to_vec();
+    let interarrival = config.attribute == Attribute::Interarrival;
+    // Interarrival shaking changes submit times only: the jobs are cloned once, in their
+    // new order, at the end.
+    let mut out: Vec<Job> = if interarrival {
+        Vec::new()
+    } else {
+        jobs.to_vec()
+    };
+    let mut submits: Vec<Time> = if interarrival {
+        jobs.iter().map(|j| j.submit).collect()
+    } else {
+        Vec::new()
+    };
     for e in 0..eligible {
         if !chosen[e] {
             continue;
@@ -226,7 +238,7 @@ pub fn shake_with(
                 let wanted = j.submit + Time::from_millis(ms(step(gap)));
                 let floor = j.submit.min(Time::ZERO);
                 let new = wanted.max(floor);
-                out[i].submit = new;
+                submits[i] = new;
                 (new != j.submit, new != wanted)
             }
             Attribute::Runtime => {
@@ -268,7 +280,28 @@ pub fn shake_with(
         report.changed += usize::from(changed);
         report.clamped += usize::from(clamped);
     }
-    (Workload::new(out, workload.header.clone()), report)
+    let shaken = if interarrival {
+        // Jobs may have swapped: order by (submit, id) through small keys.
+        let mut order: Vec<(Time, i64, u32)> = jobs
+            .iter()
+            .zip(&submits)
+            .enumerate()
+            .map(|(i, (j, &t))| (t, j.id, i as u32))
+            .collect();
+        order.sort_unstable();
+        let sorted = order
+            .iter()
+            .map(|&(submit, _, i)| Job {
+                submit,
+                ..jobs[i as usize].clone()
+            })
+            .collect();
+        Workload::from_sorted(sorted, workload.header.clone())
+    } else {
+        // Submit times are unchanged: the order is the original's.
+        Workload::from_sorted(out, workload.header.clone())
+    };
+    (shaken, report)
 }
 
 /// A shaken run time kept on the side of `requested` that the original was on.

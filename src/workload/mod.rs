@@ -55,6 +55,20 @@ impl Workload {
         Workload { jobs, header }
     }
 
+    /// A workload from jobs already sorted by (submit, id), without sorting again.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds, if the jobs are not sorted.
+    pub fn from_sorted(jobs: Vec<Job>, header: SwfHeader) -> Workload {
+        debug_assert!(
+            jobs.windows(2)
+                .all(|w| (w[0].submit, w[0].id) <= (w[1].submit, w[1].id)),
+            "jobs not sorted by (submit, id)"
+        );
+        Workload { jobs, header }
+    }
+
     pub fn jobs(&self) -> &[Job] {
         &self.jobs
     }
