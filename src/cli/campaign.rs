@@ -332,6 +332,26 @@ fn report(
     Ok(out)
 }
 
+/// The labels beyond the summary's columns, where set: study, transform, shake and seed.
+fn more_labels(l: &crate::campaign::Labels) -> String {
+    let default = crate::campaign::spec::DEFAULT_VARIANT;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(s) = &l.study {
+        parts.push(format!("study {s}"));
+    }
+    if l.transform != default {
+        parts.push(format!("transform {}", l.transform));
+    }
+    if l.shake != default {
+        parts.push(format!("shake {} seed {}", l.shake, l.seed));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", parts.join(", "))
+    }
+}
+
 /// One line per run: labels and the main metrics.
 fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Result<String> {
     let mut out = String::new();
@@ -369,16 +389,22 @@ fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Resu
                 let opt = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
                 writeln!(
                     out,
-                    "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}",
+                    "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}{}",
                     m.makespan / DAY,
                     m.wait_mean / DAY,
                     m.wait_max / DAY,
                     r.lateness.mean_s / DAY,
                     opt(r.lateness.relative, 3),
-                    opt(r.lateness.additional_s, 2)
+                    opt(r.lateness.additional_s, 2),
+                    more_labels(l)
                 )?;
             }
-            None => writeln!(out, "{:>10}", o.as_ref().map_or("not run", Outcome::status))?,
+            None => writeln!(
+                out,
+                "{:>10}{}",
+                o.as_ref().map_or("not run", Outcome::status),
+                more_labels(l)
+            )?,
         }
     }
     writeln!(
@@ -522,13 +548,14 @@ impl RunArgs {
         for (p, e) in &failed {
             let l = &p.labels;
             eprintln!(
-                "failed: {} {} {} {} {} {}: {e}",
+                "failed: {} {} {} {} {} {}{}: {e}",
                 l.workload,
                 l.experiment.as_deref().unwrap_or("-"),
                 l.scheduler,
                 l.platform,
                 l.semantics,
-                l.replay
+                l.replay,
+                more_labels(l)
             );
         }
         if not_run > 0 {

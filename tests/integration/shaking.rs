@@ -448,3 +448,39 @@ fn shaking_campaign_aggregates_match_the_formulas_and_do_not_depend_on_threads()
     let md = std::fs::read_to_string(dir.path().join("one/tables/spread.md")).unwrap();
     assert!(md.contains("bounded_slowdown_mean.span_pct"), "{md}");
 }
+
+/// Without tables, the per-run summary names each run's shake variant and seed.
+#[test]
+fn summary_lines_name_the_seed() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    let trace = crate::common::fixture("easy_predictions.swf.txt");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"s\"\n[workloads.W]\ntrace = {:?}\n[shakes]\n\
+             iat = {{ attribute = \"interarrival\", degree = 5, seeds = \"1..=2\" }}\n",
+            trace.display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = campaign()
+        .arg("run")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for seed in 0..=2 {
+        assert!(
+            text.contains(&format!("[shake iat seed {seed}]")),
+            "seed {seed} in {text}"
+        );
+    }
+}
