@@ -416,11 +416,11 @@ fn finish(
     for ex in &spec.raw.exclude {
         let mut wanted: Vec<(AxisName, Vec<usize>)> = Vec::new();
         for (axis, names) in ex.get_ref().entries() {
-            let idx = spec
-                .names(names)?
-                .iter()
-                .map(|n| spec.find(axis, n))
-                .collect::<Result<Vec<_>, _>>()?;
+            // A swept variant's base name matches all its expansions.
+            let mut idx = Vec::new();
+            for n in spec.names(names)? {
+                idx.extend(spec.find_all(axis, &n)?);
+            }
             wanted.push((axis, idx));
         }
         if wanted.is_empty() {

@@ -316,3 +316,11 @@ fn shake_and_sweep_errors_name_the_line() {
     ));
     assert!(e.message.contains("unknown scheduler variant"), "{e}");
 }
+
+#[test]
+fn an_exclude_by_base_name_drops_every_expansion() {
+    let text = format!("{SHAKE}[[exclude]]\nscheduler = \"pred\"\ntransform = \"load\"\n");
+    let (_, grid) = load(&text).unwrap();
+    // 4 schedulers × 5 transforms × 5 shakes, less pred[k=1..3] × load[3 values] × 5.
+    assert_eq!(grid.excluded, 3 * 3 * 5);
+}
