@@ -157,13 +157,15 @@ fn sessions(c: &mut Criterion) {
 /// a campaign run does).
 fn shaking(c: &mut Criterion) {
     use campaign::run::{RunOptions, run};
-    use campaign::shake::{Attribute, Limits, Mode, ShakeConfig, Transform, shake, transform};
+    use campaign::shake::{
+        Attribute, KillClock, Limits, Mode, ShakeConfig, Transform, shake, transform,
+    };
     let sdsc = workload("SDSC-SP2-1998-4.2-cln");
     let mut group = c.benchmark_group("shake/SDSC-SP2");
     group.throughput(Throughput::Elements(sdsc.len() as u64));
     let limits = Limits {
         nodes: 128,
-        walltime_kill: true,
+        kill: Some(KillClock::SAME),
     };
     for attribute in Attribute::ALL {
         let config = ShakeConfig {
@@ -210,7 +212,19 @@ fn load(c: &mut Criterion) {
             arrivals: Some(ArrivalScale::Load(target)),
             ..Transform::default()
         };
-        let (scaled, _) = perturb(&ctc, &t, None, 338, true, 0).unwrap();
+        let (scaled, _) = perturb(
+            &ctc,
+            &t,
+            None,
+            338,
+            PlatformChange::NONE,
+            Semantics::default(),
+            campaign::run::DrawSeeds {
+                transform: 0,
+                shake: 0,
+            },
+        )
+        .unwrap();
         let options = RunOptions {
             scheduler: SchedulerKind::Easy,
             ..RunOptions::default()

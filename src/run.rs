@@ -6,8 +6,12 @@ use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, latene
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
 use crate::sched::{PredictionUnsupported, SchedulerKind, Violation, check_with};
-use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
-use crate::sim::{JobIdx, Semantics, SimError, SimJob, SimOutput, prepare, simulate_within};
+use crate::shake::{
+    KillClock, Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError,
+};
+use crate::sim::{
+    JobIdx, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
+};
 use crate::workload::Workload;
 use serde::Serialize;
 
@@ -82,28 +86,39 @@ pub enum RunError {
     Shake(#[from] ShakeError),
 }
 
-/// The workload as a run sees it: `transform`, then `shake` (with the draws of
-/// `draw_seed`), on a platform of `nodes` nodes, under walltime kill or not (shaking
-/// keeps each job on its side of its requested time under kill). Returns the shaking
+/// The seeds of a run's random draws: the transform's (estimate badness) and the
+/// shaking's. They are separate so that shaking perturbs the transformed workload of
+/// the unshaken run (the same badness draws for every shake seed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawSeeds {
+    pub transform: u64,
+    pub shake: u64,
+}
+
+/// The workload as a run sees it: `transform`, then `shake`, on a platform of `nodes`
+/// nodes. Under walltime kill, shaking keeps each job on its side of its requested
+/// time as the changed platform sees them (`change`, `semantics`). Returns the shaking
 /// report when it shook.
 pub fn perturb(
     workload: &Workload,
     transform: &Transform,
     shake: Option<&ShakeConfig>,
     nodes: u32,
-    walltime_kill: bool,
-    draw_seed: u64,
+    change: PlatformChange,
+    semantics: Semantics,
+    seeds: DrawSeeds,
 ) -> Result<(Workload, Option<ShakeReport>), RunError> {
-    let transformed = crate::shake::transform(workload, transform, nodes, draw_seed)?;
+    let transformed = crate::shake::transform(workload, transform, nodes, seeds.transform)?;
     match shake {
         None => Ok((transformed, None)),
         Some(config) => {
             config.validate()?;
-            let limits = Limits {
-                nodes,
-                walltime_kill,
-            };
-            let (shaken, report) = crate::shake::shake(&transformed, config, limits, draw_seed);
+            let kill = (semantics.walltime == WalltimePolicy::Kill).then(|| KillClock {
+                runtime_divisor: change.speed,
+                request_divisor: semantics.walltime_scaling.request_divisor(change.speed),
+            });
+            let limits = Limits { nodes, kill };
+            let (shaken, report) = crate::shake::shake(&transformed, config, limits, seeds.shake);
             Ok((shaken, Some(report)))
         }
     }

@@ -181,7 +181,14 @@ fn expand_part(
         match named.iter().find(|(a, _)| a == axis) {
             Some((_, names)) => {
                 let mut d = Vec::new();
-                for n in spec.names(names)? {
+                let list = spec.names(names)?;
+                if list.is_empty() {
+                    return Err(spec.error_at(
+                        Some(names.span()),
+                        format!("an empty {axis} list selects no run"),
+                    ));
+                }
+                for n in list {
                     for i in spec.find_all(*axis, &n)? {
                         if !d.contains(&i) {
                             d.push(i);
@@ -195,7 +202,11 @@ fn expand_part(
     }
     let domains = Domains(domains);
 
-    // The varied axes.
+    // The varied axes. An axis restricted to one variant is fixed, except the
+    // experiment axis: a run takes its experiment only from a varied axis (of one).
+    let fixed = |axis: AxisName| {
+        axis != AxisName::Experiment && domains.restricted(axis) && domains.of(axis).len() == 1
+    };
     let mut varied: Vec<AxisName> = Vec::new();
     match vary {
         Some(list) => {
@@ -214,12 +225,9 @@ fn expand_part(
                 }
                 varied.push(axis);
             }
-            // A named list of several variants is varied too.
+            // A named list of several variants (or a named experiment) is varied too.
             for axis in AxisName::ALL {
-                if domains.restricted(*axis)
-                    && domains.of(*axis).len() > 1
-                    && !varied.contains(axis)
-                {
+                if domains.restricted(*axis) && !fixed(*axis) && !varied.contains(axis) {
                     varied.push(*axis);
                 }
             }
@@ -228,8 +236,7 @@ fn expand_part(
             let set_by_experiments =
                 |axis: AxisName| spec.experiments.iter().any(|(_, c)| c.get(axis).is_some());
             for axis in AxisName::ALL {
-                let fixed = domains.restricted(*axis) && domains.of(*axis).len() == 1;
-                if spec.defines(*axis) && !set_by_experiments(*axis) && !fixed {
+                if spec.defines(*axis) && !set_by_experiments(*axis) && !fixed(*axis) {
                     varied.push(*axis);
                 }
             }
@@ -240,16 +247,25 @@ fn expand_part(
     }
     let counts: Vec<usize> = varied.iter().map(|a| domains.of(*a).len()).collect();
 
-    // An experiment must not set an axis the grid also varies.
+    // An experiment must not set an axis the grid also varies, or that a study fixes
+    // or restricts (the experiment would silently override it).
     if varied.contains(&AxisName::Experiment) {
-        for (name, c) in &spec.experiments {
+        for &e in domains.of(AxisName::Experiment) {
+            let (name, c) = &spec.experiments[e];
             for axis in PLAIN_AXES {
-                if c.get(axis).is_some() && varied.contains(&axis) {
+                let also = if varied.contains(&axis) {
+                    "varies"
+                } else if domains.restricted(axis) {
+                    "sets"
+                } else {
+                    continue;
+                };
+                if c.get(axis).is_some() {
                     return Err(spec.error_at(
-                        None,
+                        grid_span(),
                         format!(
-                            "experiment {name:?} sets the {axis} axis, which the grid also varies; \
-                             vary one or the other"
+                            "experiment {name:?} sets the {axis} axis, which the grid also \
+                             {also}; choose it in one place"
                         ),
                     ));
                 }

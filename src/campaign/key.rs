@@ -18,7 +18,7 @@ use serde::Serialize;
 /// Bumped whenever the simulator, a scheduler, a replay model, cleaning or a metric
 /// changes what a run produces. The golden test `tests/integration/campaign.rs` fails
 /// when results change without it.
-pub const SEMANTICS_VERSION: u32 = 1;
+pub const SEMANTICS_VERSION: u32 = 2;
 
 /// Everything a run's result depends on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -92,6 +92,16 @@ impl RunParams {
     /// The seed of this run's random draws ([`draw_seed`]).
     pub fn draw_seed(&self) -> u64 {
         draw_seed(&self.trace_blake3, &self.cleaning, self.seed)
+    }
+
+    /// The seeds of the transform's draws (those of seed number 0, for every seed: a
+    /// shaken run perturbs the unshaken run's transformed workload) and of shaking
+    /// (this run's seed number).
+    pub fn draw_seeds(&self) -> crate::run::DrawSeeds {
+        crate::run::DrawSeeds {
+            transform: draw_seed(&self.trace_blake3, &self.cleaning, 0),
+            shake: self.draw_seed(),
+        }
     }
 
     /// The cache key: 64 hex digits.
@@ -183,5 +193,10 @@ mod tests {
         let mut c = params();
         c.cleaning.wait = crate::workload::WaitPolicy::Zero;
         assert_ne!(a.draw_seed(), c.draw_seed());
+        // The transform's draws are those of the unshaken run, for every seed; the
+        // shaking's differ by seed.
+        assert_eq!(b.draw_seeds().transform, a.draw_seeds().transform);
+        assert_eq!(a.draw_seeds().transform, a.draw_seed());
+        assert_ne!(b.draw_seeds().shake, a.draw_seeds().shake);
     }
 }

@@ -11,7 +11,6 @@ use super::key::{RunParams, SEMANTICS_VERSION};
 use super::spec::Spec;
 use super::{Grid, GridRun, Labels};
 use crate::run::{RunOptions, perturb, run};
-use crate::sim::WalltimePolicy;
 use crate::swf::{ParseOptions, parse_bytes, read_content};
 use crate::workload::{TraceLocator, Workload};
 use rayon::prelude::*;
@@ -170,8 +169,9 @@ fn compute(
             &params.transform,
             params.shake.as_ref(),
             params.nodes,
-            params.semantics.walltime == WalltimePolicy::Kill,
-            params.draw_seed(),
+            params.change,
+            params.semantics,
+            params.draw_seeds(),
         )?;
         run(&workload, &options)
     };

@@ -731,6 +731,18 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
     };
     spec.transforms = transforms(&spec)?;
     spec.shakes = shakes(&spec)?;
+    // Sweeps name their variants `name[field=value]`: two may coincide (`[60, 60.0]`).
+    for axis in [AxisName::Scheduler, AxisName::Transform, AxisName::Shake] {
+        let names = spec.variant_names(axis);
+        if let Some(dup) = names
+            .iter()
+            .enumerate()
+            .find(|(i, n)| names[..*i].contains(n))
+            .map(|(_, n)| n.to_string())
+        {
+            return Err(spec.error_at(None, format!("two {axis} variants are named {dup:?}")));
+        }
+    }
     spec.platforms = if raw.platforms.0.is_empty() {
         vec![(DEFAULT_VARIANT.to_string(), PlatformChange::NONE)]
     } else {
@@ -842,8 +854,13 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
     if n > 1_000_000 {
         return Err(format!("{text:?} has more than 1,000,000 values"));
     }
+    let whole = [a, b, step].iter().all(|x| x.fract() == 0.0);
     Ok((0..n)
-        .map(|i| ((a + i as f64 * step) * 1e9).round() / 1e9)
+        .map(|i| {
+            let x = a + i as f64 * step;
+            // Rounding away float noise would spoil large whole numbers (seeds).
+            if whole { x } else { (x * 1e9).round() / 1e9 }
+        })
         .collect())
 }
 

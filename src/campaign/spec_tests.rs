@@ -324,3 +324,37 @@ fn an_exclude_by_base_name_drops_every_expansion() {
     // 4 schedulers × 5 transforms × 5 shakes, less pred[k=1..3] × load[3 values] × 5.
     assert_eq!(grid.excluded, 3 * 3 * 5);
 }
+
+/// A study naming one experiment takes the axes it sets (regression: the experiment
+/// was treated as a fixed axis and never applied); an experiment may not override an
+/// axis the study sets.
+#[test]
+fn a_study_applies_its_experiments_and_refuses_conflicts() {
+    let one = format!("{BASE}[[study]]\nname = \"s\"\nexperiment = \"F\"\nworkload = \"A\"\n");
+    assert_eq!(runs(&one), ["A/F/fcfs/half/rigid", "A/F/fcfs/half/a0"]);
+    let both = format!(
+        "{BASE}[[study]]\nname = \"s\"\nexperiment = [\"E\", \"F\"]\nworkload = \"A\"\nreplay = \"a0\"\n"
+    );
+    assert_eq!(runs(&both), ["A/E/easy/same/a0", "A/F/fcfs/half/a0"]);
+    let conflict = format!(
+        "{BASE}[[study]]\nname = \"s\"\nexperiment = [\"E\", \"F\"]\nscheduler = \"fcfs\"\n"
+    );
+    let e = err(&conflict);
+    assert!(e.message.contains("which the grid also sets"), "{e}");
+    let empty = format!("{BASE}[[study]]\nname = \"s\"\nexperiment = \"E\"\nreplay = []\n");
+    assert!(err(&empty).message.contains("empty replay list"));
+}
+
+#[test]
+fn swept_names_must_differ_and_whole_ranges_stay_whole() {
+    let e = err(&SHAKE.replace("degree = [1, 10]", "degree = [60, 60.0]"));
+    assert!(e.message.contains("two shake variants are named"), "{e}");
+    let big = SHAKE.replace("seeds = \"1..=2\"", "seeds = \"4600000001..=4600000003\"");
+    let (spec, _) = load(&big).unwrap();
+    assert_eq!(
+        spec.shakes[1].1.seeds,
+        [4_600_000_001, 4_600_000_002, 4_600_000_003]
+    );
+    let e = err(&SHAKE.replace("load = \"0.5..=0.6 step 0.05\"", "badness = 1e20"));
+    assert!(e.message.contains("badness factor must be"), "{e}");
+}

@@ -6,7 +6,7 @@ use super::output::{
 use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
-use crate::run::{RunOptions, perturb, run};
+use crate::run::{DrawSeeds, RunOptions, perturb, run};
 use crate::sched::SchedulerKind;
 use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
 use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
@@ -205,28 +205,39 @@ impl SimulateArgs {
                 )
             })?,
         };
-        let draw_seed = if shake.is_some() || transform.badness.is_some() {
+        let change = PlatformChange::new(self.speed, self.node_factor)?;
+        let semantics = Semantics {
+            walltime: self.walltime,
+            walltime_scaling: self.walltime_scaling,
+        };
+        let seeds = if shake.is_some() || transform.badness.is_some() {
             let content = crate::swf::read_content(&path)?;
-            crate::campaign::key::draw_seed(&blake3::hash(&content).to_hex(), &policy, seed)
+            let hash = blake3::hash(&content).to_hex();
+            let derive = |n| crate::campaign::key::draw_seed(&hash, &policy, n);
+            DrawSeeds {
+                transform: derive(0),
+                shake: derive(seed),
+            }
         } else {
-            0
+            DrawSeeds {
+                transform: 0,
+                shake: 0,
+            }
         };
         let (workload, shaken) = perturb(
             &cleaned,
             &transform,
             shake.as_ref(),
             nodes,
-            self.walltime == WalltimePolicy::Kill,
-            draw_seed,
+            change,
+            semantics,
+            seeds,
         )?;
         let options = RunOptions {
             nodes: self.nodes,
-            change: PlatformChange::new(self.speed, self.node_factor)?,
+            change,
             scheduler: self.scheduler,
-            semantics: Semantics {
-                walltime: self.walltime,
-                walltime_scaling: self.walltime_scaling,
-            },
+            semantics,
             replay: self.replay,
             prediction: self.prediction_window,
             check: self.check,

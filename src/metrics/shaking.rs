@@ -8,7 +8,8 @@ use serde::Serialize;
 /// unshaken one: ±1 %.
 pub const CONCENTRATION_BAND_PCT: f64 = 1.0;
 
-/// One metric's shaking aggregates. Percentages are of the unshaken value `u`; they
+/// One metric's shaking aggregates. Percentages are of |u|, `u` the unshaken value
+/// (a result above `u` always deviates positively); they
 /// are NaN when `u` is 0 or NaN, and everything but `unshaken` is NaN with no shaken
 /// result.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -20,13 +21,13 @@ pub struct ShakingStats {
     /// default).
     pub p5: f64,
     pub p95: f64,
-    /// The span's ends as deviations from the unshaken value: (p5/u − 1)·100 and
-    /// (p95/u − 1)·100.
+    /// The span's ends as deviations from the unshaken value: (p5 − u)/|u|·100 and
+    /// (p95 − u)/|u|·100.
     pub span_low_pct: f64,
     pub span_high_pct: f64,
     /// The span's width: (p95 − p5)/|u|·100.
     pub span_pct: f64,
-    /// Distance of the shaken mean from the unshaken value: (mean/u − 1)·100.
+    /// Distance of the shaken mean from the unshaken value: (mean − u)/|u|·100.
     pub distance_pct: f64,
     /// Share of the shaken results within ±1 % of the unshaken value, in %.
     pub concentration_pct: f64,
@@ -82,7 +83,8 @@ pub fn shaking_stats(unshaken: f64, shaken: &[f64]) -> ShakingStats {
     let usable = u != 0.0 && u.is_finite();
     let pct = |x: f64| {
         if usable {
-            (x / u - 1.0) * 100.0
+            // Above u is positive whatever the sign of u (lateness can be negative).
+            (x - u) / u.abs() * 100.0
         } else {
             f64::NAN
         }
@@ -145,6 +147,10 @@ mod tests {
         assert!(zero.distance_pct.is_nan() && zero.span_pct.is_nan());
         assert!(zero.concentration_pct.is_nan());
         close_to(zero.mean, 1.5);
+        // A negative unshaken value (lateness): a mean of −12 against −10 is 20 % below.
+        let negative = shaking_stats(-10.0, &[-12.0, -12.0]);
+        close_to(negative.distance_pct, -20.0);
+        close_to(negative.span_low_pct, -20.0);
         let none = shaking_stats(5.0, &[]);
         assert!(none.mean.is_nan() && none.p5.is_nan() && none.concentration_pct.is_nan());
         assert_eq!(none.n, 0);

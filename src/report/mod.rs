@@ -344,7 +344,8 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
 /// - wide: the axes, `status` (`ok`), and a column `METRIC.STAT` per metric and
 ///   statistic (the source of shaking tables);
 /// - seeds (`shaking-seeds.csv`, for plotting distributions): one row per shaken run
-///   with its axes, seed, each metric and `METRIC.pct` = 100 × value / unshaken value.
+///   with its axes, seed, each metric and `METRIC.pct` = 100 + (value − unshaken) /
+///   |unshaken| × 100 (100 × value / unshaken for a positive unshaken value).
 ///
 /// Failed runs are left out; a group whose baseline failed has NaN (null) statistics.
 pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFrame, DataFrame)> {
@@ -459,8 +460,10 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
             .iter()
             .map(|r| {
                 let u = r.1.map_or(f64::NAN, |b| b[m]);
+                // 100 + the deviation from u in % of |u| (the thesis's axis: the
+                // unshaken result at 100, above it means a larger value).
                 opt(if u != 0.0 {
-                    r.3[m] / u * 100.0
+                    100.0 + (r.3[m] - u) / u.abs() * 100.0
                 } else {
                     f64::NAN
                 })

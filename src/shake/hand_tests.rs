@@ -18,7 +18,7 @@
 //! | 1 for −. All U used are dyadic (k/2ᵐ), so U and pert × U are exact in f64.
 
 use super::draw::{sign_of, unit_of};
-use super::{Attribute, Limits, Mode, ShakeConfig, ShakeReport, draws, shake_with};
+use super::{Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeReport, draws, shake_with};
 use crate::swf::{SwfHeader, SwfRecord};
 use crate::time::Time;
 use crate::workload::{Job, Workload};
@@ -75,11 +75,11 @@ fn config(attribute: Attribute, mode: Mode, degree: f64, relative_pct: Option<f6
 
 const KILL: Limits = Limits {
     nodes: 64,
-    walltime_kill: true,
+    kill: Some(KillClock::SAME),
 };
 const RUN: Limits = Limits {
     nodes: 64,
-    walltime_kill: false,
+    kill: None,
 };
 
 fn ids(w: &Workload) -> Vec<i64> {
@@ -339,7 +339,7 @@ fn size_absolute_stays_in_one_to_nodes_and_leaves_wider_jobs_alone() {
     let c = config(Attribute::Size, Mode::Absolute, 5.0, None);
     let limits = Limits {
         nodes: 10,
-        walltime_kill: false,
+        kill: None,
     };
     let chosen = [true, true, false, true, true];
     let raw = [x(0.25, P), x(0.75, P), x(0.5, P), x(0.5, M), x(0.75, P)];
@@ -433,4 +433,72 @@ fn draws_for_seed_42_match_an_independent_python_reference() {
             3356229500566928096,
         ]
     );
+}
+
+/// The kill side is that of the simulated platform (regression: it compared the
+/// recorded run time with the recorded request, whatever the platform change).
+///
+/// - Nodes twice as fast, requests kept: job A ran 100 s on a 60 s request, so it runs
+///   50 s ≤ 60 s and fits. Shaken +30 s (degree 60, U = ½) it would run 65 s > 60 s;
+///   the largest run time that still fits is r with round(r / 2) ≤ 60,000 ms, i.e.
+///   r ≤ 120,000 ms (120,001 / 2 = 60,000.5 rounds up).
+/// - Nodes 4 × faster, requests scaled: job B ran 70 s on a 60 s request: 17,500 ms >
+///   15,000 ms, killed. Shaken −20 s (U = 1/3 would not be exact: degree 40, U = ½) it
+///   would run 50 s → 12,500 ms and fit; the smallest run time still killed has
+///   round(r / 4) > 15,000, i.e. r ≥ 60,002 ms (60,001 / 4 = 15,000.25 → 15,000).
+#[test]
+fn runtime_kill_side_is_judged_on_the_simulated_platform() {
+    let w = Workload::new(vec![job(1, 0, 100, 60, 1)], SwfHeader::default());
+    let faster = Limits {
+        nodes: 64,
+        kill: Some(KillClock {
+            runtime_divisor: 2.0,
+            request_divisor: 1.0,
+        }),
+    };
+    let c = config(Attribute::Runtime, Mode::Absolute, 60.0, None);
+    let (s, r) = shake_with(&w, &c, faster, &[true], &[x(0.5, P)]);
+    assert_eq!(s.jobs()[0].runtime, millis(120_000));
+    assert_eq!((r.changed, r.clamped), (1, 1));
+    // At speed 1, 100 s already outran 60 s: 130 s is still killed, no clamp.
+    let (s, r) = shake_with(&w, &c, KILL, &[true], &[x(0.5, P)]);
+    assert_eq!(s.jobs()[0].runtime, secs(130));
+    assert_eq!(r.clamped, 0);
+
+    let w = Workload::new(vec![job(2, 0, 70, 60, 1)], SwfHeader::default());
+    let scaled = Limits {
+        nodes: 64,
+        kill: Some(KillClock {
+            runtime_divisor: 4.0,
+            request_divisor: 4.0,
+        }),
+    };
+    let c = config(Attribute::Runtime, Mode::Absolute, 40.0, None);
+    let (s, _) = shake_with(&w, &c, scaled, &[true], &[x(0.5, M)]);
+    assert_eq!(s.jobs()[0].runtime, millis(60_002));
+}
+
+/// The same for estimates: nodes twice as fast, requests kept. Job C ran 100 s (50 s
+/// on the platform) on a 60 s request. Shaken −20 s (degree 40, U = ½) the request
+/// would be 40 s < 50 s; the smallest request it still fits is 50 s. Job D ran 140 s
+/// (70 s) on 60 s, killed; shaken +20 s the request would be 80 s ≥ 70 s; the largest
+/// request still outrun is 69.999 s.
+#[test]
+fn estimate_kill_side_is_judged_on_the_simulated_platform() {
+    let w = Workload::new(
+        vec![job(1, 0, 100, 60, 1), job(2, 10, 140, 60, 1)],
+        SwfHeader::default(),
+    );
+    let faster = Limits {
+        nodes: 64,
+        kill: Some(KillClock {
+            runtime_divisor: 2.0,
+            request_divisor: 1.0,
+        }),
+    };
+    let c = config(Attribute::Estimate, Mode::Absolute, 40.0, None);
+    let (s, r) = shake_with(&w, &c, faster, &[true, true], &[x(0.5, M), x(0.5, P)]);
+    assert_eq!(by_id(&s, 1).requested_time, secs(50));
+    assert_eq!(by_id(&s, 2).requested_time, millis(69_999));
+    assert_eq!((r.changed, r.clamped), (2, 2));
 }

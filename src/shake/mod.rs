@@ -14,7 +14,7 @@ mod perturb;
 mod transform;
 
 pub use perturb::{
-    Attribute, Limits, Mode, ShakeConfig, ShakeError, ShakeReport, draws, eligible, shake,
-    shake_with,
+    Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeError, ShakeReport, draws, eligible,
+    shake, shake_with,
 };
 pub use transform::{ArrivalScale, JobEdit, Transform, TransformError, offered_load, transform};

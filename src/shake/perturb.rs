@@ -29,10 +29,12 @@
 //! - a run time stays ≥ 0; an estimate stays ≥ 1 s (or its original value, if smaller);
 //! - a size stays in 1..=platform nodes (a job wider than the platform is left alone:
 //!   it is rejected either way);
-//! - under walltime `kill` ([`Limits::walltime_kill`]) shaking never changes whether a
-//!   job outruns its request: a run time or estimate is kept on the side of the other
-//!   that it was on (a job that fitted still fits, one that was killed is still
-//!   killed). Under walltime `run` only the bounds above apply.
+//! - under walltime `kill` ([`Limits::kill`]) shaking never changes whether a job
+//!   outruns its request *on the simulated platform* (run time and request as the
+//!   platform change and walltime scaling make them, [`KillClock`]): a run time or
+//!   estimate is kept on the side of the other that it was on (a job that fitted still
+//!   fits, one that was killed is still killed). Under walltime `run` only the bounds
+//!   above apply.
 
 use super::draw::{Stream, derive, sign_of, unit_of};
 use crate::choice::choice;
@@ -81,7 +83,7 @@ pub struct ShakeConfig {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ShakeError {
-    #[error("shake degree must be a finite number ≥ 0, got {0}")]
+    #[error("shake degree must be a number in [0, 1e9], got {0}")]
     Degree(f64),
     #[error("shake percentage must be in [0, 100], got {0}")]
     Percentage(f64),
@@ -96,7 +98,8 @@ pub enum ShakeError {
 impl ShakeConfig {
     /// Checks the parameters.
     pub fn validate(&self) -> Result<(), ShakeError> {
-        if !(self.degree.is_finite() && self.degree >= 0.0) {
+        // Up to about 31 years (or a billion processors): beyond, times overflow.
+        if !(self.degree.is_finite() && (0.0..=1e9).contains(&self.degree)) {
             return Err(ShakeError::Degree(self.degree));
         }
         if !(0.0..=100.0).contains(&self.percentage) {
@@ -127,12 +130,51 @@ impl ShakeConfig {
 }
 
 /// What the run's semantics impose on shaken values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Limits {
     /// Node count of the (unchanged) platform: sizes stay within it.
     pub nodes: u32,
-    /// Jobs are killed at their requested time: shaking keeps each job's side.
-    pub walltime_kill: bool,
+    /// `Some`: jobs are killed at their requested time, as the simulated platform sees
+    /// both; shaking keeps each job on its side.
+    pub kill: Option<KillClock>,
+}
+
+/// How the simulated platform turns a recorded run time and request into the ones
+/// the kill compares: each divided by its divisor and rounded to the millisecond (as
+/// `sim::prepare` does).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KillClock {
+    /// The node speed factor.
+    pub runtime_divisor: f64,
+    /// 1, or the speed factor where the walltime scaling scales requests.
+    pub request_divisor: f64,
+}
+
+impl KillClock {
+    /// No platform change.
+    pub const SAME: KillClock = KillClock {
+        runtime_divisor: 1.0,
+        request_divisor: 1.0,
+    };
+
+    /// Whether a job of this run time and request is killed on the platform.
+    pub fn outruns(&self, runtime: Time, request: Time) -> bool {
+        runtime.div_f64(self.runtime_divisor) > request.div_f64(self.request_divisor)
+    }
+}
+
+/// The smallest `x` in `lo..=hi` with `pred(x)`, for `pred` false then true, and true
+/// at `hi`.
+fn first_true(mut lo: i64, mut hi: i64, pred: impl Fn(i64) -> bool) -> i64 {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
 }
 
 /// What [`shake`] did.
@@ -244,8 +286,19 @@ pub fn shake_with(
             Attribute::Runtime => {
                 let wanted = j.runtime + Time::from_millis(ms(step(j.runtime.as_secs_f64())));
                 let mut new = wanted.max(Time::ZERO);
-                if limits.walltime_kill {
-                    new = keep_side(new, j.runtime, j.requested_time);
+                if let Some(clock) = limits.kill {
+                    let e = j.requested_time;
+                    let outruns = |r: i64| clock.outruns(Time::from_millis(r), e);
+                    let was = clock.outruns(j.runtime, e);
+                    if clock.outruns(new, e) != was {
+                        new = Time::from_millis(if was {
+                            // The smallest run time still killed.
+                            first_true(new.millis(), j.runtime.millis(), outruns)
+                        } else {
+                            // The largest run time that still fits.
+                            first_true(0, new.millis(), outruns) - 1
+                        });
+                    }
                 }
                 out[i].runtime = new;
                 (new != j.runtime, new != wanted)
@@ -254,13 +307,18 @@ pub fn shake_with(
                 let e0 = j.requested_time;
                 let wanted = e0 + Time::from_millis(ms(step(e0.as_secs_f64())));
                 let mut new = wanted.max(Time::SECOND.min(e0));
-                if limits.walltime_kill {
-                    // The job's side: runtime ≤ estimate (fits) or > (killed).
-                    new = if j.runtime <= e0 {
-                        new.max(j.runtime)
-                    } else {
-                        new.min(j.runtime - Time::MILLI)
-                    };
+                if let Some(clock) = limits.kill {
+                    let fits = |e: i64| !clock.outruns(j.runtime, Time::from_millis(e));
+                    let was = clock.outruns(j.runtime, e0);
+                    if clock.outruns(j.runtime, new) != was {
+                        new = Time::from_millis(if was {
+                            // The largest estimate still outrun.
+                            first_true(e0.millis(), new.millis(), fits) - 1
+                        } else {
+                            // The smallest estimate the run still fits.
+                            first_true(new.millis(), e0.millis(), fits)
+                        });
+                    }
                 }
                 out[i].requested_time = new;
                 (new != e0, new != wanted)
@@ -302,13 +360,4 @@ pub fn shake_with(
         Workload::from_sorted(out, workload.header.clone())
     };
     (shaken, report)
-}
-
-/// A shaken run time kept on the side of `requested` that the original was on.
-fn keep_side(new: Time, original: Time, requested: Time) -> Time {
-    if original <= requested {
-        new.min(requested)
-    } else {
-        new.max(requested + Time::MILLI)
-    }
 }

@@ -41,6 +41,9 @@ pub enum ArrivalScale {
     Load(f64),
 }
 
+/// The interarrival factors allowed (beyond, times overflow or collapse).
+const FACTORS: std::ops::RangeInclusive<f64> = 1e-6..=1e6;
+
 /// Transforms of a run. Part of its identity; the empty transform changes nothing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Transform {
@@ -60,13 +63,15 @@ pub enum TransformError {
     NegativeTime(i64),
     #[error("edit of job {0} sets nothing (give runtime and/or requested_time)")]
     EmptyEdit(i64),
-    #[error("interarrival factor must be a finite number > 0, got {0}")]
+    #[error("interarrival factor must be in [1e-6, 1e6], got {0}")]
     Factor(f64),
-    #[error("target load must be a finite number > 0, got {0}")]
+    #[error("target load must be a number in (0, 1e6], got {0}")]
     Load(f64),
+    #[error("reaching load {target} needs interarrival factor {factor}, outside [1e-6, 1e6]")]
+    LoadFactor { target: f64, factor: f64 },
     #[error("the workload's offered load is not defined (no work, or all arrivals at one instant)")]
     NoLoad,
-    #[error("badness factor must be a finite number ≥ 0, got {0}")]
+    #[error("badness factor must be a number in [0, 1e6], got {0}")]
     Badness(f64),
 }
 
@@ -86,16 +91,16 @@ impl Transform {
             }
         }
         match self.arrivals {
-            Some(ArrivalScale::Factor(c)) if !(c.is_finite() && c > 0.0) => {
+            Some(ArrivalScale::Factor(c)) if !(FACTORS.contains(&c)) => {
                 return Err(TransformError::Factor(c));
             }
-            Some(ArrivalScale::Load(l)) if !(l.is_finite() && l > 0.0) => {
+            Some(ArrivalScale::Load(l)) if !(l.is_finite() && l > 0.0 && l <= 1e6) => {
                 return Err(TransformError::Load(l));
             }
             _ => {}
         }
         match self.badness {
-            Some(f) if !(f.is_finite() && f >= 0.0) => Err(TransformError::Badness(f)),
+            Some(f) if !(0.0..=1e6).contains(&f) => Err(TransformError::Badness(f)),
             _ => Ok(()),
         }
     }
@@ -145,7 +150,11 @@ pub fn transform(
         let c = match scale {
             ArrivalScale::Factor(c) => c,
             ArrivalScale::Load(target) => {
-                offered_load(&w, nodes).ok_or(TransformError::NoLoad)? / target
+                let factor = offered_load(&w, nodes).ok_or(TransformError::NoLoad)? / target;
+                if !FACTORS.contains(&factor) {
+                    return Err(TransformError::LoadFactor { target, factor });
+                }
+                factor
             }
         };
         let t0 = w.jobs().first().map_or(Time::ZERO, |j| j.submit);

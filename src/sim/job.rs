@@ -33,6 +33,19 @@ choice! {
     }
 }
 
+impl WalltimeScaling {
+    /// What the requested time is divided by on nodes of this speed factor: 1 (kept)
+    /// or the speed factor (scaled like the run time).
+    pub fn request_divisor(self, speed: f64) -> f64 {
+        match self {
+            WalltimeScaling::Keep => 1.0,
+            WalltimeScaling::Scale => speed,
+            WalltimeScaling::Stretch if speed < 1.0 => speed,
+            WalltimeScaling::Stretch => 1.0,
+        }
+    }
+}
+
 /// The simulation semantics that simulators silently disagree on, made explicit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Semantics {
@@ -81,14 +94,9 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
         .iter()
         .map(|j| {
             let runtime = j.runtime.div_f64(platform.speed);
-            let estimate = match semantics.walltime_scaling {
-                WalltimeScaling::Keep => j.requested_time,
-                WalltimeScaling::Scale => j.requested_time.div_f64(platform.speed),
-                WalltimeScaling::Stretch if platform.speed < 1.0 => {
-                    j.requested_time.div_f64(platform.speed)
-                }
-                WalltimeScaling::Stretch => j.requested_time,
-            };
+            let estimate = j
+                .requested_time
+                .div_f64(semantics.walltime_scaling.request_divisor(platform.speed));
             let limit = match semantics.walltime {
                 WalltimePolicy::Kill => Some(estimate),
                 WalltimePolicy::Run => None,

@@ -4,12 +4,14 @@
 //! the report's aggregates recomputed from runs.csv by the thesis's formulas.
 
 use crate::common::{campaign, trace_path};
-use campaign::run::{RunOptions, perturb, run};
+use campaign::platform::PlatformChange;
+use campaign::run::{DrawSeeds, RunOptions, perturb, run};
 use campaign::sched::SchedulerKind;
 use campaign::shake::{
-    ArrivalScale, Attribute, JobEdit, Limits, Mode, ShakeConfig, Transform, offered_load, shake,
+    ArrivalScale, Attribute, JobEdit, KillClock, Limits, Mode, ShakeConfig, Transform,
+    offered_load, shake,
 };
-use campaign::sim::{Semantics, WalltimePolicy};
+use campaign::sim::{Semantics, WalltimePolicy, WalltimeScaling};
 use campaign::swf::{ParseOptions, read_path};
 use campaign::time::Time;
 use campaign::workload::{CleaningPolicy, Workload};
@@ -21,6 +23,15 @@ fn load(name: &str) -> Workload {
 }
 
 const SDSC: &str = "SDSC-SP2-1998-4.2-cln";
+const NONE: PlatformChange = PlatformChange::NONE;
+const KILL: Semantics = Semantics {
+    walltime: WalltimePolicy::Kill,
+    walltime_scaling: WalltimeScaling::Keep,
+};
+const SEEDS: DrawSeeds = DrawSeeds {
+    transform: 0,
+    shake: 0,
+};
 
 fn config(attribute: Attribute, mode: Mode, degree: f64, pct: f64) -> ShakeConfig {
     ShakeConfig {
@@ -50,7 +61,7 @@ fn absolute_interarrival_shaking_has_the_thesis_distribution_and_does_not_accumu
     let w = load(SDSC);
     let limits = Limits {
         nodes: 128,
-        walltime_kill: true,
+        kill: Some(KillClock::SAME),
     };
     let c = config(Attribute::Interarrival, Mode::Absolute, 60.0, 100.0);
     let (shaken, report) = shake(&w, &c, limits, 7);
@@ -79,7 +90,7 @@ fn percentage_and_relative_bound() {
     let w = load(SDSC);
     let limits = Limits {
         nodes: 128,
-        walltime_kill: true,
+        kill: Some(KillClock::SAME),
     };
     for pct in [1.0, 10.0, 30.0] {
         let c = config(Attribute::Interarrival, Mode::Relative, 300.0, pct);
@@ -119,19 +130,11 @@ fn runtime_shaking_respects_the_walltime_policy() {
     };
     let kill = Limits {
         nodes: 128,
-        walltime_kill: true,
+        kill: Some(KillClock::SAME),
     };
     let (shaken, _) = shake(&w, &c, kill, 5);
     assert_eq!(fits(&shaken), fits(&w));
-    let (free, _) = shake(
-        &w,
-        &c,
-        Limits {
-            walltime_kill: false,
-            ..kill
-        },
-        5,
-    );
+    let (free, _) = shake(&w, &c, Limits { kill: None, ..kill }, 5);
     assert!(
         fits(&free) < fits(&w),
         "without kill, some jobs now outrun their request"
@@ -182,7 +185,7 @@ fn butterfly_truncation_matters_only_without_walltime_kill() {
         }],
         ..Transform::default()
     };
-    let (cut, _) = perturb(&w, &t, None, 128, true, 0).unwrap();
+    let (cut, _) = perturb(&w, &t, None, 128, NONE, KILL, SEEDS).unwrap();
     assert_eq!(
         cut.jobs().iter().find(|j| j.id == 64241).unwrap().runtime,
         Time::from_secs(64800)
@@ -203,7 +206,7 @@ fn butterfly_truncation_matters_only_without_walltime_kill() {
         }],
         ..Transform::default()
     };
-    assert!(perturb(&w, &missing, None, 128, true, 0).is_err());
+    assert!(perturb(&w, &missing, None, 128, NONE, KILL, SEEDS).is_err());
 }
 
 /// Load scaling reaches the target offered load: scaling every interarrival time by
@@ -218,7 +221,7 @@ fn load_scaling_reaches_the_target() {
             arrivals: Some(ArrivalScale::Load(target)),
             ..Transform::default()
         };
-        let (scaled, _) = perturb(&w, &t, None, nodes, true, 0).unwrap();
+        let (scaled, _) = perturb(&w, &t, None, nodes, NONE, KILL, SEEDS).unwrap();
         let after = offered_load(&scaled, nodes).unwrap();
         assert!((after - target).abs() < 1e-6, "{after} for {target}");
         // The first arrival stays; the span scales by before / target.
@@ -251,7 +254,7 @@ fn load_scaling_reaches_the_target() {
         arrivals: Some(ArrivalScale::Load(0.5)),
         ..Transform::default()
     };
-    let (slow, _) = perturb(&small, &half, None, 4, true, 0).unwrap();
+    let (slow, _) = perturb(&small, &half, None, 4, NONE, KILL, SEEDS).unwrap();
     let submits: Vec<i64> = slow.jobs().iter().map(|j| j.submit.millis()).collect();
     assert_eq!(submits, [0, 8000, 20000], "interarrivals × 2");
 }
@@ -266,7 +269,20 @@ fn badness_draws_estimates_between_r_and_f_plus_one_r() {
             badness: Some(f),
             ..Transform::default()
         };
-        perturb(&w, &t, None, 128, true, 42).unwrap().0
+        perturb(
+            &w,
+            &t,
+            None,
+            128,
+            NONE,
+            KILL,
+            DrawSeeds {
+                transform: 42,
+                shake: 0,
+            },
+        )
+        .unwrap()
+        .0
     };
     let exact = with(0.0);
     assert!(exact.jobs().iter().all(|j| j.requested_time == j.runtime));
@@ -481,6 +497,54 @@ fn summary_lines_name_the_seed() {
         assert!(
             text.contains(&format!("[shake iat seed {seed}]")),
             "seed {seed} in {text}"
+        );
+    }
+}
+
+/// Shaking perturbs the transformed workload of the unshaken run: with a badness
+/// transform, every shake seed keeps the unshaken run's estimates (regression: each
+/// seed redrew them, mixing a new badness draw into the shaking's spread).
+#[test]
+fn shaken_runs_keep_the_unshaken_transform_draws() {
+    let w = load("KTH-SP2-1996-2.1-cln");
+    let t = Transform {
+        badness: Some(2.0),
+        ..Transform::default()
+    };
+    let c = config(Attribute::Interarrival, Mode::Absolute, 300.0, 100.0);
+    let mut params = campaign::campaign::key::RunParams {
+        trace_blake3: "ab".repeat(32),
+        cleaning: CleaningPolicy::default(),
+        nodes: 100,
+        scheduler: SchedulerKind::Easy,
+        change: NONE,
+        semantics: KILL,
+        replay: campaign::replay::ReplayModel::Rigid,
+        prediction: None,
+        transform: t.clone(),
+        shake: None,
+        seed: 0,
+    };
+    let estimates = |params: &campaign::campaign::key::RunParams| {
+        let shake = params.shake;
+        let (w, _) = perturb(&w, &t, shake.as_ref(), 100, NONE, KILL, params.draw_seeds()).unwrap();
+        let by_id: BTreeMap<i64, (Time, Time)> = w
+            .jobs()
+            .iter()
+            .map(|j| (j.id, (j.requested_time, j.submit)))
+            .collect();
+        by_id
+    };
+    let unshaken = estimates(&params);
+    params.shake = Some(c);
+    for seed in [1, 2] {
+        params.seed = seed;
+        let shaken = estimates(&params);
+        let same = unshaken.iter().all(|(id, (e, _))| shaken[id].0 == *e);
+        assert!(same, "seed {seed} redrew the estimates");
+        assert!(
+            unshaken.iter().any(|(id, (_, s))| shaken[id].1 != *s),
+            "seed {seed} shook nothing"
         );
     }
 }
