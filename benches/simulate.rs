@@ -8,7 +8,7 @@
 
 use campaign::platform::{Platform, PlatformChange};
 use campaign::replay::{Delimitation, Delimiter, ReplayModel, Rigid, SessionGraph};
-use campaign::sched::SchedulerKind;
+use campaign::sched::SchedulerConfig;
 use campaign::sim::{Semantics, prepare, simulate};
 use campaign::swf::{ParseOptions, read_path};
 use campaign::workload::{CleaningPolicy, Workload};
@@ -64,11 +64,11 @@ fn schedulers(c: &mut Criterion) {
             .changed(PlatformChange::new(speed, 1.0).unwrap())
             .unwrap();
         let jobs = prepare(&sdsc, platform, Semantics::default());
-        for kind in SchedulerKind::ALL {
-            if speed < 1.0 && *kind == SchedulerKind::Fcfs {
+        for kind in SchedulerConfig::defaults() {
+            if speed < 1.0 && kind.name() == "fcfs" {
                 continue; // FCFS is not a backfilling case; its queue is trivially linear.
             }
-            group.bench_function(format!("{kind}/speed-{speed}"), |b| {
+            group.bench_function(format!("{}/speed-{speed}", kind.name()), |b| {
                 b.iter(|| {
                     let mut sched = kind.build(jobs.len());
                     let mut replay = Rigid::new(&sdsc);
@@ -99,7 +99,7 @@ fn replay(c: &mut Criterion) {
     // same arrivals, without the replay model (separates its cost from the schedule's).
     let a0: ReplayModel = "a0".parse().unwrap();
     let mut replay = a0.submitter(&sdsc).unwrap();
-    let mut sched = SchedulerKind::Easy.build(jobs.len());
+    let mut sched = SchedulerConfig::default().build(jobs.len());
     let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
     let mut moved = sdsc.jobs().to_vec();
     for (job, r) in moved.iter_mut().zip(&out.records) {
@@ -109,7 +109,7 @@ fn replay(c: &mut Criterion) {
     let moved_jobs = prepare(&moved, platform, Semantics::default());
     group.bench_function("rigid-at-a0-submit-times", |b| {
         b.iter(|| {
-            let mut sched = SchedulerKind::Easy.build(moved_jobs.len());
+            let mut sched = SchedulerConfig::default().build(moved_jobs.len());
             let mut replay = Rigid::new(&moved);
             simulate(black_box(&moved_jobs), 128, sched.as_mut(), &mut replay).unwrap()
         })
@@ -118,7 +118,7 @@ fn replay(c: &mut Criterion) {
         let model: ReplayModel = model.parse().unwrap();
         group.bench_function(model.to_string(), |b| {
             b.iter(|| {
-                let mut sched = SchedulerKind::Easy.build(jobs.len());
+                let mut sched = SchedulerConfig::default().build(jobs.len());
                 let mut replay = model.submitter(&sdsc).unwrap();
                 simulate(black_box(&jobs), 128, sched.as_mut(), replay.as_mut()).unwrap()
             })
@@ -187,9 +187,8 @@ fn shaking(c: &mut Criterion) {
         b.iter(|| transform(black_box(&sdsc), &badness, 128, 7).unwrap())
     });
     let options = RunOptions {
-        scheduler: SchedulerKind::Easy,
         check: true,
-        ..RunOptions::default()
+        ..RunOptions::on(128)
     };
     group.measurement_time(Duration::from_secs(8));
     group.bench_function("run/easy", |b| {
@@ -225,10 +224,7 @@ fn load(c: &mut Criterion) {
             },
         )
         .unwrap();
-        let options = RunOptions {
-            scheduler: SchedulerKind::Easy,
-            ..RunOptions::default()
-        };
+        let options = RunOptions::on(338);
         group.bench_function(format!("load-{target}"), |b| {
             b.iter(|| run(black_box(&scaled), &options).unwrap())
         });

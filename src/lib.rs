@@ -3,13 +3,15 @@
 //! Layers, lowest first (a layer never imports a higher one): [`time`] and
 //! [`quantile`], [`swf`],
 //! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
-//! (one simulation end to end), and [`cli`] (command-line types → library calls).
+//! (one simulation end to end, described once by a [`run::RunDescription`]),
+//! [`campaign`] (specs, grids, cache, runner) and [`report`] (polars tables). The
+//! command line lives in the binary (`src/cli`), over this library's public API.
 
 pub(crate) mod choice;
 pub mod quantile;
+pub(crate) mod registry;
 
 pub mod campaign;
-pub mod cli;
 pub mod metrics;
 pub mod platform;
 pub mod replay;

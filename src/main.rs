@@ -1,5 +1,9 @@
+//! The `campaign` binary: the command line ([`cli`]) over the library.
+
+mod cli;
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    campaign::cli::main()
+    cli::main()
 }

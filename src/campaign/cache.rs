@@ -8,9 +8,9 @@
 //! Numbers read back exactly as written (serde_json's `float_roundtrip`), so a cached
 //! result is bit for bit the computed one.
 
-use super::key::SEMANTICS_VERSION;
 use crate::metrics::{Lateness, SchedulingMetrics};
 use crate::platform::Platform;
+use crate::run::SEMANTICS_VERSION;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub struct RunRecord {
     pub key: String,
     pub semantics_version: u32,
     /// The resolved parameters, for people reading the cache (the key covers them).
-    pub params: serde_json::Value,
+    pub description: serde_json::Value,
     /// The simulated platform.
     pub platform: Platform,
     pub metrics: SchedulingMetrics,
@@ -135,7 +135,7 @@ mod tests {
         let record = RunRecord {
             key: "ab".repeat(32),
             semantics_version: SEMANTICS_VERSION,
-            params: serde_json::json!({ "x": 1 }),
+            description: serde_json::json!({ "x": 1 }),
             platform: Platform::new(10, 0.5).unwrap(),
             metrics,
             lateness: crate::metrics::lateness(&[], &[]),

@@ -13,8 +13,9 @@
 //! - Last, each run of a shake variant with seeds is repeated once per seed, after its
 //!   unshaken baseline (seed 0); the seed varies fastest.
 
-use super::spec::{AxisName, Choices, RawSelection, Spec, SpecError};
-use toml::Spanned;
+use super::spec::{
+    At, Axis, AxisName, Choices, GridDef, PartialChoices, Selection, Spec, SpecError,
+};
 
 /// Refuse grids larger than this (a typo multiplying axes, not a study).
 pub const MAX_RUNS: usize = 10_000_000;
@@ -25,7 +26,7 @@ pub struct GridRun {
     /// The `[[study]]` it belongs to (index), if the spec has studies.
     pub study: Option<usize>,
     pub experiment: Option<usize>,
-    /// Every axis set.
+    /// Every axis's variant.
     pub choices: Choices,
     /// Added by an `[[include]]`.
     pub included: bool,
@@ -55,26 +56,33 @@ pub struct Grid {
     pub runs: Vec<GridRun>,
 }
 
-const PLAIN_AXES: [AxisName; 7] = [
-    AxisName::Workload,
-    AxisName::Transform,
-    AxisName::Scheduler,
-    AxisName::Platform,
-    AxisName::Semantics,
-    AxisName::Replay,
-    AxisName::Shake,
-];
-
-fn axis_of(spec: &Spec, name: &Spanned<String>) -> Result<AxisName, SpecError> {
-    name.get_ref()
-        .parse()
-        .map_err(|e| spec.error_at(Some(name.span()), format!("{e}")))
-}
-
-/// The variants each axis may take in one part of the grid.
+/// The variants each axis may take in one part of the grid, and whether the part
+/// restricts it (names it).
 struct Domains(Vec<(AxisName, Vec<usize>, bool)>);
 
 impl Domains {
+    /// Every variant of every axis.
+    fn all(spec: &Spec) -> Domains {
+        Domains(
+            AxisName::ALL
+                .iter()
+                .map(|a| (*a, (0..spec.variant_names(*a).len()).collect(), false))
+                .collect(),
+        )
+    }
+
+    /// The variants a grid names, else all.
+    fn of_grid(spec: &Spec, restrict: &Selection) -> Domains {
+        let mut d = Domains::all(spec);
+        for (axis, idx, restricted) in &mut d.0 {
+            if let Some(named) = restrict.of(*axis) {
+                *idx = named.to_vec();
+                *restricted = true;
+            }
+        }
+        d
+    }
+
     fn of(&self, axis: AxisName) -> &[usize] {
         self.0
             .iter()
@@ -85,6 +93,12 @@ impl Domains {
     fn restricted(&self, axis: AxisName) -> bool {
         self.0.iter().any(|(a, _, r)| *a == axis && *r)
     }
+
+    /// Restricted to one variant: fixed, not varied (except the experiment axis: a
+    /// run takes its experiment only from a varied axis, of one).
+    fn fixed(&self, axis: AxisName) -> bool {
+        axis != AxisName::Experiment && self.restricted(axis) && self.of(axis).len() == 1
+    }
 }
 
 /// Fills the axes of `choices` that are still unset: from the experiment, else the
@@ -92,134 +106,55 @@ impl Domains {
 fn complete(
     spec: &Spec,
     domains: &Domains,
-    mut choices: Choices,
+    mut choices: PartialChoices,
     experiment: Option<usize>,
-) -> Result<Choices, AxisName> {
-    for axis in PLAIN_AXES {
+) -> Result<Choices, Axis> {
+    for &axis in Axis::ALL {
         if choices.get(axis).is_some() {
             continue;
         }
         if let Some(v) = experiment.and_then(|e| spec.experiments[e].1.get(axis)) {
             choices.set(axis, v);
-        } else if let [only] = domains.of(axis) {
+        } else if let [only] = domains.of(AxisName::Axis(axis)) {
             choices.set(axis, *only);
-        } else {
-            return Err(axis);
         }
     }
-    Ok(choices)
+    choices.complete()
 }
 
 /// Expands the grid of `spec`: its `[grid]`, or the union of its `[[study]]` grids.
 pub fn expand(spec: &Spec) -> Result<Grid, SpecError> {
     let mut parts = Vec::new();
     let mut runs = Vec::new();
-    if spec.raw.study.is_empty() {
-        let raw = spec.raw.grid.as_ref();
-        let empty = crate::campaign::spec::RawGrid::default();
-        let g = raw.map_or(&empty, |g| g.get_ref());
-        let part = expand_part(
-            spec,
-            None,
-            g.vary.as_ref(),
-            &g.zip,
-            &RawSelection::default(),
-            raw.map(|g| g.span()),
-            &mut runs,
-        )?;
-        parts.push(part);
-    } else {
-        if let Some(g) = &spec.raw.grid {
-            return Err(spec.error_at(
-                Some(g.span()),
-                "a spec has either [grid] or [[study]] grids, not both",
-            ));
-        }
-        for (i, st) in spec.raw.study.iter().enumerate() {
-            let raw = st.get_ref();
-            if spec.raw.study[..i]
-                .iter()
-                .any(|o| o.get_ref().name.get_ref() == raw.name.get_ref())
-            {
-                return Err(spec.error_at(
-                    Some(raw.name.span()),
-                    format!("two studies are named {:?}", raw.name.get_ref()),
-                ));
-            }
-            let part = expand_part(
-                spec,
-                Some(i),
-                raw.vary.as_ref(),
-                &raw.zip,
-                &raw.selection(),
-                Some(st.span()),
-                &mut runs,
-            )?;
-            parts.push(part);
-        }
+    for (i, g) in spec.grids.iter().enumerate() {
+        let study = g.study.as_ref().map(|_| i);
+        parts.push(expand_part(spec, study, g, &mut runs)?);
     }
     let points = parts.iter().map(|p| p.points).sum();
-    finish(spec, parts, points, runs)
+    let at = spec.grids.first().and_then(|g| g.at);
+    let excluded = exclude(spec, &mut runs)?;
+    include(spec, &mut runs)?;
+    let runs = repeat_per_seed(spec, runs, at)?;
+    Ok(Grid {
+        parts,
+        points,
+        excluded,
+        runs,
+    })
 }
 
-/// Expands one product into `runs`.
-fn expand_part(
-    spec: &Spec,
-    study: Option<usize>,
-    vary: Option<&Vec<Spanned<String>>>,
-    zip: &[Spanned<Vec<Spanned<String>>>],
-    restrict: &RawSelection,
-    span: Option<std::ops::Range<usize>>,
-    runs: &mut Vec<GridRun>,
-) -> Result<GridPart, SpecError> {
-    let grid_span = || span.clone();
-
-    // Each axis's domain: the variants the part names, or all.
-    let mut domains = Vec::new();
-    let named = restrict.entries();
-    for axis in AxisName::ALL {
-        match named.iter().find(|(a, _)| a == axis) {
-            Some((_, names)) => {
-                let mut d = Vec::new();
-                let list = spec.names(names)?;
-                if list.is_empty() {
-                    return Err(spec.error_at(
-                        Some(names.span()),
-                        format!("an empty {axis} list selects no run"),
-                    ));
-                }
-                for n in list {
-                    for i in spec.find_all(*axis, &n)? {
-                        if !d.contains(&i) {
-                            d.push(i);
-                        }
-                    }
-                }
-                domains.push((*axis, d, true));
-            }
-            None => domains.push((*axis, (0..spec.variant_names(*axis).len()).collect(), false)),
-        }
-    }
-    let domains = Domains(domains);
-
-    // The varied axes. An axis restricted to one variant is fixed, except the
-    // experiment axis: a run takes its experiment only from a varied axis (of one).
-    let fixed = |axis: AxisName| {
-        axis != AxisName::Experiment && domains.restricted(axis) && domains.of(axis).len() == 1
-    };
+/// The varied axes of a grid, in product order.
+fn varied_axes(spec: &Spec, g: &GridDef, domains: &Domains) -> Result<Vec<AxisName>, SpecError> {
     let mut varied: Vec<AxisName> = Vec::new();
-    match vary {
+    match &g.vary {
         Some(list) => {
-            for name in list {
-                let axis = axis_of(spec, name)?;
+            for &(axis, at) in list {
                 if varied.contains(&axis) {
-                    return Err(
-                        spec.error_at(Some(name.span()), format!("axis {axis} is listed twice"))
-                    );
+                    return Err(spec.error(at, format!("axis {axis} is listed twice")));
                 }
                 if !spec.defines(axis) {
-                    return Err(spec.error_at(
-                        Some(name.span()),
+                    return Err(spec.error(
+                        at,
                         format!("the grid varies {axis}, but the spec defines no {axis} variants"),
                     ));
                 }
@@ -227,86 +162,99 @@ fn expand_part(
             }
             // A named list of several variants (or a named experiment) is varied too.
             for axis in AxisName::ALL {
-                if domains.restricted(*axis) && !fixed(*axis) && !varied.contains(axis) {
-                    varied.push(*axis);
+                if domains.restricted(axis) && !domains.fixed(axis) && !varied.contains(&axis) {
+                    varied.push(axis);
                 }
             }
         }
         None => {
-            let set_by_experiments =
-                |axis: AxisName| spec.experiments.iter().any(|(_, c)| c.get(axis).is_some());
+            let set_by_experiments = |axis: AxisName| match axis {
+                AxisName::Axis(a) => spec.experiments.iter().any(|(_, c)| c.get(a).is_some()),
+                AxisName::Experiment => false,
+            };
             for axis in AxisName::ALL {
-                if spec.defines(*axis) && !set_by_experiments(*axis) && !fixed(*axis) {
-                    varied.push(*axis);
+                if spec.defines(axis) && !set_by_experiments(axis) && !domains.fixed(axis) {
+                    varied.push(axis);
                 }
             }
         }
     }
     if varied.is_empty() {
-        return Err(spec.error_at(grid_span(), "the grid varies no axis"));
+        return Err(spec.error(g.at, "the grid varies no axis"));
     }
-    let counts: Vec<usize> = varied.iter().map(|a| domains.of(*a).len()).collect();
+    Ok(varied)
+}
 
-    // An experiment must not set an axis the grid also varies, or that a study fixes
-    // or restricts (the experiment would silently override it).
-    if varied.contains(&AxisName::Experiment) {
-        for &e in domains.of(AxisName::Experiment) {
-            let (name, c) = &spec.experiments[e];
-            for axis in PLAIN_AXES {
-                let also = if varied.contains(&axis) {
-                    "varies"
-                } else if domains.restricted(axis) {
-                    "sets"
-                } else {
-                    continue;
-                };
-                if c.get(axis).is_some() {
-                    return Err(spec.error_at(
-                        grid_span(),
-                        format!(
-                            "experiment {name:?} sets the {axis} axis, which the grid also \
-                             {also}; choose it in one place"
-                        ),
-                    ));
-                }
+/// An experiment must not set an axis the grid also varies, or that a study fixes or
+/// restricts (the experiment would silently override it).
+fn check_experiments(
+    spec: &Spec,
+    g: &GridDef,
+    domains: &Domains,
+    varied: &[AxisName],
+) -> Result<(), SpecError> {
+    if !varied.contains(&AxisName::Experiment) {
+        return Ok(());
+    }
+    for &e in domains.of(AxisName::Experiment) {
+        let (name, c) = &spec.experiments[e];
+        for &axis in Axis::ALL {
+            let also = if varied.contains(&AxisName::Axis(axis)) {
+                "varies"
+            } else if domains.restricted(AxisName::Axis(axis)) {
+                "sets"
+            } else {
+                continue;
+            };
+            if c.get(axis).is_some() {
+                return Err(spec.error(
+                    g.at,
+                    format!(
+                        "experiment {name:?} sets the {axis} axis, which the grid also {also}; \
+                         choose it in one place"
+                    ),
+                ));
             }
         }
     }
+    Ok(())
+}
 
-    // Zip groups.
+/// The zip groups, as indices into `varied`.
+fn zip_groups(
+    spec: &Spec,
+    g: &GridDef,
+    varied: &[AxisName],
+    counts: &[usize],
+) -> Result<Vec<Vec<usize>>, SpecError> {
     let mut zipped: Vec<Vec<usize>> = Vec::new();
     let mut in_group = vec![false; varied.len()];
-    for group in zip {
+    for (group, group_at) in &g.zip {
         let mut members = Vec::new();
-        for name in group.get_ref() {
-            let axis = axis_of(spec, name)?;
+        for &(axis, at) in group {
             let i = varied.iter().position(|a| *a == axis).ok_or_else(|| {
-                spec.error_at(
-                    Some(name.span()),
+                spec.error(
+                    at,
                     format!("zip names {axis}, which the grid does not vary"),
                 )
             })?;
             if in_group[i] {
-                return Err(spec.error_at(
-                    Some(name.span()),
-                    format!("{axis} is in more than one zip group"),
-                ));
+                return Err(spec.error(at, format!("{axis} is in more than one zip group")));
             }
             in_group[i] = true;
             members.push(i);
         }
         if members.len() < 2 {
-            return Err(spec.error_at(Some(group.span()), "a zip group needs at least two axes"));
+            return Err(spec.error(*group_at, "a zip group needs at least two axes"));
         }
         let n = counts[members[0]];
-        if let Some(&m) = members.iter().find(|&&m| counts[m] != n) {
+        if members.iter().any(|&m| counts[m] != n) {
             let sizes: Vec<String> = members
                 .iter()
                 .map(|&m| format!("{} has {}", varied[m], counts[m]))
                 .collect();
-            let _ = m;
-            return Err(spec.error_at(
-                Some(group.span()),
+            return Err(spec.error(
+                *group_at,
                 format!(
                     "zipped axes need as many variants each: {}",
                     sizes.join(", ")
@@ -315,53 +263,37 @@ fn expand_part(
         }
         zipped.push(members);
     }
+    Ok(zipped)
+}
 
-    // Dimensions of the product: each ungrouped axis, and each group at its first axis.
-    let mut dims: Vec<Vec<usize>> = Vec::new();
-    for i in 0..varied.len() {
-        if let Some(g) = zipped.iter().find(|g| g.contains(&i)) {
-            if g.iter().min() == Some(&i) {
-                dims.push(g.clone());
-            }
-        } else {
-            dims.push(vec![i]);
-        }
-    }
-    let sizes: Vec<usize> = dims.iter().map(|d| counts[d[0]]).collect();
-    let points = sizes.iter().try_fold(1usize, |acc, &s| {
-        acc.checked_mul(s).filter(|&p| p <= MAX_RUNS)
-    });
-    let Some(points) = points else {
-        return Err(spec.error_at(
-            grid_span(),
-            format!("the grid has more than {MAX_RUNS} points"),
-        ));
-    };
-
-    // Every non-varied axis must be settled for every point.
+/// Every axis that is not varied must be settled for every point: one variant, or set
+/// by every experiment of the grid.
+fn check_settled(
+    spec: &Spec,
+    g: &GridDef,
+    domains: &Domains,
+    varied: &[AxisName],
+) -> Result<(), SpecError> {
     let experiment_varied = varied.contains(&AxisName::Experiment);
-    for axis in PLAIN_AXES {
-        if varied.contains(&axis) || domains.of(axis).len() == 1 {
+    for &axis in Axis::ALL {
+        let name = AxisName::Axis(axis);
+        if varied.contains(&name) || domains.of(name).len() == 1 {
             continue;
         }
-        let unsettled: Vec<&str> = if experiment_varied {
-            domains
-                .of(AxisName::Experiment)
-                .iter()
-                .map(|&e| &spec.experiments[e])
-                .filter(|(_, c)| c.get(axis).is_none())
-                .map(|(n, _)| n.as_str())
-                .collect()
-        } else {
-            vec![]
-        };
+        let unsettled: Vec<&str> = domains
+            .of(AxisName::Experiment)
+            .iter()
+            .map(|&e| &spec.experiments[e])
+            .filter(|(_, c)| c.get(axis).is_none())
+            .map(|(n, _)| n.as_str())
+            .collect();
         if !experiment_varied || !unsettled.is_empty() {
-            return Err(spec.error_at(
-                grid_span(),
+            return Err(spec.error(
+                g.at,
                 format!(
                     "the spec has {} {axis} variants but {}: vary {axis} in [grid] or set it in \
                      every experiment",
-                    domains.of(axis).len(),
+                    domains.of(name).len(),
                     if experiment_varied {
                         format!("experiments {} do not choose one", unsettled.join(", "))
                     } else {
@@ -371,23 +303,56 @@ fn expand_part(
             ));
         }
     }
+    Ok(())
+}
+
+/// Expands one product into `runs`.
+fn expand_part(
+    spec: &Spec,
+    study: Option<usize>,
+    g: &GridDef,
+    runs: &mut Vec<GridRun>,
+) -> Result<GridPart, SpecError> {
+    let domains = Domains::of_grid(spec, &g.restrict);
+    let varied = varied_axes(spec, g, &domains)?;
+    let counts: Vec<usize> = varied.iter().map(|a| domains.of(*a).len()).collect();
+    check_experiments(spec, g, &domains, &varied)?;
+    let zipped = zip_groups(spec, g, &varied, &counts)?;
+
+    // Dimensions of the product: each ungrouped axis, and each group at its first axis.
+    let mut dims: Vec<Vec<usize>> = Vec::new();
+    for i in 0..varied.len() {
+        match zipped.iter().find(|z| z.contains(&i)) {
+            Some(z) if z.iter().min() == Some(&i) => dims.push(z.clone()),
+            Some(_) => {}
+            None => dims.push(vec![i]),
+        }
+    }
+    let sizes: Vec<usize> = dims.iter().map(|d| counts[d[0]]).collect();
+    let points = sizes
+        .iter()
+        .try_fold(1usize, |acc, &s| {
+            acc.checked_mul(s).filter(|&p| p <= MAX_RUNS)
+        })
+        .ok_or_else(|| spec.error(g.at, format!("the grid has more than {MAX_RUNS} points")))?;
+    check_settled(spec, g, &domains, &varied)?;
 
     runs.reserve(points);
     let mut odometer = vec![0usize; dims.len()];
     for _ in 0..points {
-        let mut choices = Choices::default();
+        let mut choices = PartialChoices::default();
         let mut experiment = None;
         for (d, &v) in dims.iter().zip(&odometer) {
             for &i in d {
                 let value = domains.of(varied[i])[v];
                 match varied[i] {
                     AxisName::Experiment => experiment = Some(value),
-                    axis => choices.set(axis, value),
+                    AxisName::Axis(axis) => choices.set(axis, value),
                 }
             }
         }
         let choices = complete(spec, &domains, choices, experiment)
-            .map_err(|axis| spec.error_at(grid_span(), format!("no {axis} variant chosen")))?;
+            .map_err(|axis| spec.error(g.at, format!("no {axis} variant chosen")))?;
         runs.push(GridRun {
             study,
             experiment,
@@ -405,80 +370,50 @@ fn expand_part(
     }
 
     Ok(GridPart {
-        study: study.map(|i| spec.raw.study[i].get_ref().name.get_ref().clone()),
+        study: g.study.clone(),
         varied: varied.iter().copied().zip(counts).collect(),
         zipped,
         points,
     })
 }
 
-/// Applies the excludes, adds the includes and repeats each run per seed.
-fn finish(
-    spec: &Spec,
-    parts: Vec<GridPart>,
-    points: usize,
-    mut runs: Vec<GridRun>,
-) -> Result<Grid, SpecError> {
-    let grid_span = || spec.raw.grid.as_ref().map(|g| g.span());
-    let all_domains = Domains(
-        AxisName::ALL
-            .iter()
-            .map(|a| (*a, (0..spec.variant_names(*a).len()).collect(), false))
-            .collect(),
-    );
-
-    // Excludes.
+/// Applies the excludes; returns how many runs they dropped.
+fn exclude(spec: &Spec, runs: &mut Vec<GridRun>) -> Result<usize, SpecError> {
     let mut excluded = 0;
-    for ex in &spec.raw.exclude {
-        let mut wanted: Vec<(AxisName, Vec<usize>)> = Vec::new();
-        for (axis, names) in ex.get_ref().entries() {
-            // A swept variant's base name matches all its expansions.
-            let mut idx = Vec::new();
-            for n in spec.names(names)? {
-                idx.extend(spec.find_all(axis, &n)?);
-            }
-            wanted.push((axis, idx));
-        }
-        if wanted.is_empty() {
-            return Err(spec.error_at(Some(ex.span()), "an exclude must name at least one axis"));
-        }
+    for ex in &spec.excludes {
         let before = runs.len();
         runs.retain(|r| {
-            !wanted.iter().all(|(axis, idx)| match axis {
+            !ex.axes.iter().all(|(axis, idx)| match axis {
                 AxisName::Experiment => r.experiment.is_some_and(|e| idx.contains(&e)),
-                a => r.choices.get(*a).is_some_and(|v| idx.contains(&v)),
+                AxisName::Axis(a) => idx.contains(&r.choices[*a]),
             })
         });
         if runs.len() == before {
-            return Err(spec.error_at(Some(ex.span()), "this exclude matches no run of the grid"));
+            return Err(spec.error(ex.at, "this exclude matches no run of the grid"));
         }
         excluded += before - runs.len();
     }
+    Ok(excluded)
+}
 
-    // Includes.
-    for inc in &spec.raw.include {
-        let mut choices = Choices::default();
+/// Adds the includes, each completed like a grid point.
+fn include(spec: &Spec, runs: &mut Vec<GridRun>) -> Result<(), SpecError> {
+    let all_domains = Domains::all(spec);
+    for inc in &spec.includes {
+        let mut choices = PartialChoices::default();
         let mut experiment = None;
-        for (axis, names) in inc.get_ref().entries() {
-            let names = spec.names(names)?;
-            if names.len() != 1 {
-                return Err(spec.error_at(
-                    Some(inc.span()),
-                    format!("an include gives one {axis}, not a list"),
-                ));
-            }
-            let v = spec.find(axis, &names[0])?;
+        for (axis, v) in &inc.axes {
             match axis {
-                AxisName::Experiment => experiment = Some(v),
-                a => choices.set(a, v),
+                AxisName::Experiment => experiment = Some(v[0]),
+                AxisName::Axis(a) => choices.set(*a, v[0]),
             }
         }
         let choices = complete(spec, &all_domains, choices, experiment).map_err(|axis| {
-            spec.error_at(
-                Some(inc.span()),
+            spec.error(
+                inc.at,
                 format!(
                     "this include chooses no {axis} variant and the spec has {}",
-                    spec.variant_names(axis).len()
+                    spec.variant_names(AxisName::Axis(axis)).len()
                 ),
             )
         })?;
@@ -493,36 +428,33 @@ fn finish(
             .iter()
             .any(|r| r.experiment == run.experiment && r.choices == run.choices)
         {
-            return Err(spec.error_at(Some(inc.span()), "this include repeats a run of the grid"));
+            return Err(spec.error(inc.at, "this include repeats a run of the grid"));
         }
         runs.push(run);
     }
+    Ok(())
+}
 
-    // Seeds.
-    let mut seeded = 0usize;
-    for r in &runs {
-        let n = 1 + spec.shakes[r.choices.shake.unwrap_or(0)].1.seeds.len();
-        seeded = seeded.saturating_add(n);
-    }
-    if seeded > MAX_RUNS {
-        return Err(spec.error_at(
-            grid_span(),
-            format!("the grid has more than {MAX_RUNS} runs once repeated per seed"),
-        ));
-    }
-    let mut all = Vec::with_capacity(seeded);
+/// Repeats each run of a shake variant with seeds once per seed, after its unshaken
+/// baseline (seed 0).
+fn repeat_per_seed(spec: &Spec, runs: Vec<GridRun>, at: At) -> Result<Vec<GridRun>, SpecError> {
+    let seeds = |r: &GridRun| &spec.shakes[r.choices[Axis::Shake]].1.seeds;
+    let total = runs
+        .iter()
+        .try_fold(0usize, |acc, r| acc.checked_add(1 + seeds(r).len()))
+        .filter(|&n| n <= MAX_RUNS)
+        .ok_or_else(|| {
+            spec.error(
+                at,
+                format!("the grid has more than {MAX_RUNS} runs once repeated per seed"),
+            )
+        })?;
+    let mut all = Vec::with_capacity(total);
     for r in runs {
         all.push(r);
-        for &seed in &spec.shakes[r.choices.shake.unwrap_or(0)].1.seeds {
+        for &seed in seeds(&r) {
             all.push(GridRun { seed, ..r });
         }
     }
-    let runs = all;
-
-    Ok(Grid {
-        parts,
-        points,
-        excluded,
-        runs,
-    })
+    Ok(all)
 }

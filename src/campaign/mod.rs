@@ -1,18 +1,18 @@
 //! Campaigns: one TOML file describes a whole study. [`spec`] parses and validates it,
-//! [`grid`] expands it into runs.
+//! [`grid`] expands it into runs, [`runner`] resolves each run to its
+//! [`crate::run::RunDescription`] (whose encoding is the [`cache`] key) and computes the
+//! ones not cached; [`columns`] names the per-run values a report shows.
 
 pub mod cache;
 pub mod columns;
 pub mod grid;
-pub mod key;
 pub mod runner;
 pub mod spec;
-#[cfg(test)]
-mod spec_tests;
 
 pub use grid::{Grid, GridRun, expand};
-pub use spec::{AxisName, Choices, Spec, SpecError, parse};
+pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
 
+use serde::ser::SerializeMap;
 use std::path::Path;
 
 /// Reads, parses and validates the spec at `path`, and expands its grid.
@@ -29,41 +29,61 @@ pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
     Ok((spec, grid))
 }
 
-/// A run's variant name on each axis, and its experiment's.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+/// A run's variant name on each axis, its experiment's and its study's, and its seed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Labels {
     /// The `[[study]]` the run belongs to.
     pub study: Option<String>,
-    pub workload: String,
-    pub transform: String,
     pub experiment: Option<String>,
-    pub scheduler: String,
-    pub platform: String,
-    pub semantics: String,
-    pub replay: String,
-    pub shake: String,
+    /// Variant name per axis, in [`Axis::ALL`] order.
+    pub variants: [String; spec::AXIS_COUNT],
     /// 0: unshaken.
     pub seed: u64,
 }
 
+impl Labels {
+    /// The label of an axis (or of the experiment, if the run has one).
+    pub fn get(&self, axis: AxisName) -> Option<&str> {
+        match axis {
+            AxisName::Axis(a) => Some(&self.variants[a.slot()]),
+            AxisName::Experiment => self.experiment.as_deref(),
+        }
+    }
+}
+
+impl std::ops::Index<Axis> for Labels {
+    type Output = str;
+
+    fn index(&self, axis: Axis) -> &str {
+        &self.variants[axis.slot()]
+    }
+}
+
+impl serde::Serialize for Labels {
+    /// A map: `study`, each label column ([`spec::COLUMNS`]) and `seed`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(spec::COLUMNS.len() + 2))?;
+        map.serialize_entry("study", &self.study)?;
+        for axis in spec::COLUMNS {
+            map.serialize_entry(axis.name(), &self.get(axis))?;
+        }
+        map.serialize_entry("seed", &self.seed)?;
+        map.end()
+    }
+}
+
 impl GridRun {
     pub fn labels(&self, spec: &Spec) -> Labels {
-        let name = |axis: AxisName| {
-            let v = self.choices.get(axis).unwrap_or(0);
-            spec.variant_names(axis)[v].to_string()
-        };
         Labels {
             study: self
                 .study
-                .map(|i| spec.raw.study[i].get_ref().name.get_ref().clone()),
-            workload: name(AxisName::Workload),
-            transform: name(AxisName::Transform),
+                .and_then(|i| spec.grids.get(i))
+                .and_then(|g| g.study.clone()),
             experiment: self.experiment.map(|e| spec.experiments[e].0.clone()),
-            scheduler: name(AxisName::Scheduler),
-            platform: name(AxisName::Platform),
-            semantics: name(AxisName::Semantics),
-            replay: name(AxisName::Replay),
-            shake: name(AxisName::Shake),
+            variants: std::array::from_fn(|i| {
+                let a = Axis::ALL[i];
+                spec.variant_names(AxisName::Axis(a))[self.choices[a]].to_string()
+            }),
             seed: self.seed,
         }
     }

@@ -1,5 +1,5 @@
 //! Running a campaign: load each workload once, resolve every grid run to its
-//! [`RunParams`] and key ([`plan`]), then compute the runs not in the cache on a rayon
+//! [`RunDescription`] and key ([`plan`]), then compute the runs not in the cache on a rayon
 //! pool ([`execute`]), reporting progress through [`Event`]s.
 //!
 //! One failing run (bad input, a panic) never stops the others: it is recorded with its
@@ -7,25 +7,12 @@
 //! thread count or the order of execution.
 
 use super::cache::{Cache, CacheError, RunRecord};
-use super::key::{RunParams, SEMANTICS_VERSION};
 use super::spec::Spec;
 use super::{Grid, GridRun, Labels};
-use crate::run::{RunOptions, perturb, run};
-use crate::swf::{ParseOptions, parse_bytes, read_content};
-use crate::workload::{TraceLocator, Workload};
+use crate::run::{RunDescription, SEMANTICS_VERSION};
+use crate::workload::{LoadedWorkload, TraceLocator};
 use rayon::prelude::*;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A workload variant, loaded and cleaned.
-#[derive(Debug)]
-pub struct LoadedWorkload {
-    pub path: PathBuf,
-    pub blake3: String,
-    pub workload: Workload,
-    /// Node count of the unchanged platform: the variant's, else the header's.
-    pub nodes: u32,
-}
 
 /// Loads every workload variant of `spec` (in parallel); a failure is kept as its
 /// message and fails that workload's runs only.
@@ -33,44 +20,28 @@ pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> Vec<Result<LoadedW
     spec.workloads
         .par_iter()
         .map(|(name, w)| {
-            let fail = |e: &dyn std::fmt::Display| format!("workload {name:?}: {e}");
-            let path = locator.locate(&w.trace).map_err(|e| fail(&e))?;
-            let content = read_content(&path).map_err(|e| fail(&e))?;
-            let blake3 = blake3::hash(&content).to_hex().to_string();
-            let trace =
-                parse_bytes(&content, &path, ParseOptions::default()).map_err(|e| fail(&e))?;
-            let (workload, _) = w.cleaning.apply(&trace);
-            let nodes = match w.nodes {
-                Some(n) => u32::try_from(n).map_err(|e| fail(&e))?,
-                None => workload
-                    .recorded_platform_size()
-                    .ok_or_else(|| fail(&"the trace header gives no platform size; set `nodes`"))?,
-            };
-            Ok(LoadedWorkload {
-                path,
-                blake3,
-                workload,
-                nodes,
-            })
+            w.source
+                .load(locator)
+                .map_err(|e| format!("workload {name:?}: {e}"))
         })
         .collect()
 }
 
-/// A grid run with its resolved parameters and key (or why it cannot run).
+/// A grid run with its resolved description and key (or why it cannot run).
 #[derive(Debug, Clone)]
 pub struct PlannedRun {
     pub run: GridRun,
     pub labels: Labels,
-    pub params: Result<(RunParams, String), String>,
+    pub description: Result<(RunDescription, String), String>,
 }
 
 impl PlannedRun {
     pub fn key(&self) -> Option<&str> {
-        self.params.as_ref().ok().map(|(_, k)| k.as_str())
+        self.description.as_ref().ok().map(|(_, k)| k.as_str())
     }
 }
 
-/// Resolves every run of `grid`.
+/// Resolves every run of `grid` on its loaded workload.
 pub fn plan(
     spec: &Spec,
     grid: &Grid,
@@ -79,32 +50,19 @@ pub fn plan(
     grid.runs
         .iter()
         .map(|run| {
-            let c = &run.choices;
-            let w = c.workload.unwrap_or(0);
-            let params = workloads[w].as_ref().map_err(Clone::clone).map(|lw| {
-                let scheduler = spec.schedulers[c.scheduler.unwrap_or(0)].1;
-                let shake = &spec.shakes[c.shake.unwrap_or(0)].1;
-                let params = RunParams {
-                    trace_blake3: lw.blake3.clone(),
-                    cleaning: spec.workloads[w].1.cleaning.clone(),
-                    nodes: lw.nodes,
-                    scheduler: scheduler.kind,
-                    change: spec.platforms[c.platform.unwrap_or(0)].1,
-                    semantics: spec.semantics[c.semantics.unwrap_or(0)].1,
-                    replay: spec.replays[c.replay.unwrap_or(0)].1,
-                    prediction: scheduler.prediction,
-                    transform: spec.transforms[c.transform.unwrap_or(0)].1.clone(),
-                    // The seed-0 run of a shaking variant is its unshaken baseline.
-                    shake: shake.config.filter(|_| run.seed > 0),
-                    seed: run.seed,
-                };
-                let key = params.key();
-                (params, key)
+            let w = run.choices[crate::campaign::Axis::Workload];
+            let description = workloads[w].as_ref().map_err(Clone::clone).and_then(|lw| {
+                let d = spec
+                    .request(run)
+                    .resolve(lw)
+                    .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
+                let key = d.key();
+                Ok((d, key))
             });
             PlannedRun {
                 run: *run,
                 labels: run.labels(spec),
-                params,
+                description,
             }
         })
         .collect()
@@ -148,34 +106,13 @@ pub enum Event<'a> {
 
 /// Computes one run.
 fn compute(
-    params: &RunParams,
+    description: &RunDescription,
     key: &str,
     lw: &LoadedWorkload,
     time_limit: Option<std::time::Duration>,
 ) -> Result<RunRecord, String> {
-    let options = RunOptions {
-        nodes: Some(i64::from(params.nodes)),
-        change: params.change,
-        scheduler: params.scheduler,
-        semantics: params.semantics,
-        replay: params.replay,
-        prediction: params.prediction,
-        check: true,
-        time_limit,
-    };
-    let simulate = || {
-        let (workload, _) = perturb(
-            &lw.workload,
-            &params.transform,
-            params.shake.as_ref(),
-            params.nodes,
-            params.change,
-            params.semantics,
-            params.draw_seeds(),
-        )?;
-        run(&workload, &options)
-    };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
+    let simulate = || description.simulate(&lw.workload, true, time_limit);
+    let simulation = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
         .map_err(|panic| {
             let what = panic
                 .downcast_ref::<String>()
@@ -185,10 +122,11 @@ fn compute(
             format!("panicked: {what}")
         })?
         .map_err(|e| e.to_string())?;
+    let result = simulation.result;
     Ok(RunRecord {
         key: key.to_string(),
         semantics_version: SEMANTICS_VERSION,
-        params: serde_json::to_value(params).unwrap_or_default(),
+        description: serde_json::to_value(description).unwrap_or_default(),
         platform: result.platform,
         metrics: result.metrics,
         lateness: result.lateness,
@@ -235,18 +173,18 @@ pub fn execute(
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let outcome = match &p.params {
+                let outcome = match &p.description {
                     Err(e) => Outcome::Failed(e.clone()),
-                    Ok((params, key)) => match cache.get(key) {
+                    Ok((description, key)) => match cache.get(key) {
                         Ok(Some(record)) => Outcome::Cached(record),
                         other => {
                             if let Err(e @ CacheError::Corrupt { .. }) = &other {
                                 on_event(Event::Warning(e.to_string()));
                             }
-                            let lw = workloads[p.run.choices.workload.unwrap_or(0)]
+                            let lw = workloads[p.run.choices[crate::campaign::Axis::Workload]]
                                 .as_ref()
                                 .map_err(Clone::clone);
-                            match lw.and_then(|lw| compute(params, key, lw, exec.time_limit)) {
+                            match lw.and_then(|lw| compute(description, key, lw, exec.time_limit)) {
                                 Ok(record) => match cache.put(&record) {
                                     Ok(()) => Outcome::Computed(record),
                                     Err(e) => Outcome::Failed(e.to_string()),

@@ -1,16 +1,17 @@
 //! `campaign plan` and `campaign run`.
 
 use super::{EXIT_ERROR, EXIT_OK, print_stdout};
-use crate::campaign::runner::{
-    Event, ExecOptions, LoadedWorkload, Outcome, PlannedRun, execute, load_workloads, plan,
+use ::campaign::campaign::runner::{
+    Event, ExecOptions, Outcome, PlannedRun, execute, load_workloads, plan,
 };
-use crate::campaign::{Grid, Spec, cache::Cache, load};
-use crate::report::{
+use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load};
+use ::campaign::report::{
     ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
     write_table,
 };
-use crate::workload::{
-    ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
+use ::campaign::workload::{
+    ARCHIVE_URL, ARCHIVE_URL_ENV, LoadedWorkload, TRACE_DIR_ENV, TraceLocator, WorkloadSource,
+    archive_trace, fetch,
 };
 use clap::Args;
 use std::fmt::Write as _;
@@ -68,10 +69,11 @@ impl SpecArgs {
         dirs.push((PathBuf::from("traces"), "default ./traces"));
         let locator = TraceLocator::new(dirs.clone());
         for (name, w) in &spec.workloads {
-            let Some(known) = archive_trace(&w.trace) else {
+            let WorkloadSource::Trace(t) = &w.source;
+            let Some(known) = archive_trace(&t.trace) else {
                 continue;
             };
-            if locator.locate(&w.trace).is_ok() {
+            if locator.locate(&t.trace).is_ok() {
                 continue;
             }
             if self.fetch {
@@ -171,12 +173,13 @@ fn header(
     for ((name, w), loaded) in spec.workloads.iter().zip(workloads) {
         match loaded {
             Ok(lw) => {
+                let nodes = w.nodes.or(lw.recorded_nodes);
                 let _ = writeln!(
                     out,
-                    "workload   {name}: {} ({} jobs, {} nodes)",
-                    lw.path.display(),
+                    "workload   {name}: {} ({} jobs, {})",
+                    lw.origin.describe(),
                     lw.workload.len(),
-                    lw.nodes
+                    nodes.map_or("no node count".to_string(), |n| format!("{n} nodes"))
                 );
             }
             Err(e) => {
@@ -204,7 +207,7 @@ impl SpecArgs {
             .iter()
             .filter(|p| p.key().is_some_and(|k| cache.contains(k)))
             .count();
-        let broken = planned.iter().filter(|p| p.params.is_err()).count();
+        let broken = planned.iter().filter(|p| p.description.is_err()).count();
         writeln!(
             out,
             "runs       {}: {cached} cached, {} to compute, {broken} cannot run (cache {})",
@@ -278,10 +281,7 @@ fn report(
             labels: &p.labels,
             key: p.key(),
             outcome: o.as_ref(),
-            seeded: !spec.shakes[p.run.choices.shake.unwrap_or(0)]
-                .1
-                .seeds
-                .is_empty(),
+            seeded: spec.seeded(&p.run),
         })
         .collect();
     let mut df = runs_frame(&runs)?;
@@ -333,17 +333,17 @@ fn report(
 }
 
 /// The labels beyond the summary's columns, where set: study, transform, shake and seed.
-fn more_labels(l: &crate::campaign::Labels) -> String {
-    let default = crate::campaign::spec::DEFAULT_VARIANT;
+fn more_labels(l: &::campaign::campaign::Labels) -> String {
+    let default = ::campaign::campaign::spec::DEFAULT_VARIANT;
     let mut parts: Vec<String> = Vec::new();
     if let Some(s) = &l.study {
         parts.push(format!("study {s}"));
     }
-    if l.transform != default {
-        parts.push(format!("transform {}", l.transform));
+    if &l[Axis::Transform] != default {
+        parts.push(format!("transform {}", &l[Axis::Transform]));
     }
-    if l.shake != default {
-        parts.push(format!("shake {} seed {}", l.shake, l.seed));
+    if &l[Axis::Shake] != default {
+        parts.push(format!("shake {} seed {}", &l[Axis::Shake], l.seed));
     }
     if parts.is_empty() {
         String::new()
@@ -376,12 +376,12 @@ fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Resu
         write!(
             out,
             "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} ",
-            l.workload,
+            &l[Axis::Workload],
             l.experiment.as_deref().unwrap_or("-"),
-            l.scheduler,
-            l.platform,
-            l.semantics,
-            l.replay
+            &l[Axis::Scheduler],
+            &l[Axis::Platform],
+            &l[Axis::Semantics],
+            &l[Axis::Replay]
         )?;
         match o.as_ref().and_then(Outcome::record) {
             Some(r) => {
@@ -549,12 +549,12 @@ impl RunArgs {
             let l = &p.labels;
             eprintln!(
                 "failed: {} {} {} {} {} {}{}: {e}",
-                l.workload,
+                &l[Axis::Workload],
                 l.experiment.as_deref().unwrap_or("-"),
-                l.scheduler,
-                l.platform,
-                l.semantics,
-                l.replay,
+                &l[Axis::Scheduler],
+                &l[Axis::Platform],
+                &l[Axis::Semantics],
+                &l[Axis::Replay],
                 more_labels(l)
             );
         }

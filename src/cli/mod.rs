@@ -1,5 +1,6 @@
 //! The command line: clap argument types that turn themselves into library calls. The
-//! library below never sees clap or stdout; this module and `main.rs` are the edge.
+//! library never sees clap or stdout; this module (private to the binary) and `main.rs`
+//! are the edge.
 
 mod campaign;
 mod output;
@@ -7,11 +8,10 @@ mod sessions;
 mod simulate;
 mod trace;
 
-use crate::Choice;
-use crate::swf::{ParseOptions, SwfTrace, read_path};
-use crate::workload::{
-    CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV,
-    TraceLocator, WaitPolicy,
+use ::campaign::Choice;
+use ::campaign::workload::{
+    CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTimePolicy, RuntimePolicy,
+    SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -119,23 +119,49 @@ struct TraceSource {
     lenient: bool,
 }
 
+/// A loaded trace: the workload, and what loading it did.
+struct LoadedTrace {
+    loaded: LoadedWorkload,
+    path: PathBuf,
+    records: usize,
+    skipped_lines: usize,
+    cleaning: CleaningReport,
+}
+
 impl TraceSource {
-    fn load(&self) -> anyhow::Result<(PathBuf, SwfTrace)> {
+    /// The workload source these arguments name, with `cleaning`.
+    fn source(&self, cleaning: &CleaningArgs) -> WorkloadSource {
+        WorkloadSource::Trace(::campaign::workload::TraceSource {
+            trace: self.trace.clone(),
+            cleaning: cleaning.to_policy(),
+            lenient: self.lenient,
+        })
+    }
+
+    /// Loads the trace as a campaign loads its workloads.
+    fn load(&self, cleaning: &CleaningArgs) -> anyhow::Result<LoadedTrace> {
         let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
         let locator = TraceLocator::standard(self.trace_dir.clone(), env);
-        let path = locator.locate(&self.trace)?;
-        let options = ParseOptions {
-            lenient: self.lenient,
-        };
-        let trace = read_path(&path, options)?;
-        if trace.skipped_lines > 0 {
+        let loaded = self.source(cleaning).load(&locator)?;
+        let Origin::Trace {
+            path,
+            records,
+            skipped_lines,
+            cleaning,
+        } = loaded.origin.clone();
+        if skipped_lines > 0 {
             eprintln!(
-                "warning: skipped {} malformed lines of {} (--lenient)",
-                trace.skipped_lines,
+                "warning: skipped {skipped_lines} malformed lines of {} (--lenient)",
                 path.display()
             );
         }
-        Ok((path, trace))
+        Ok(LoadedTrace {
+            loaded,
+            path,
+            records,
+            skipped_lines,
+            cleaning,
+        })
     }
 }
 
@@ -156,7 +182,8 @@ struct CleaningArgs {
     /// recorded scheduler then refuse the trace), take it as 0, or drop the job.
     #[arg(long, default_value_t, value_parser = choice::<WaitPolicy>())]
     wait_policy: WaitPolicy,
-    /// Keep only jobs with these SWF statuses (comma-separated, e.g. 1,0); default all.
+    /// Keep only jobs with these SWF statuses (comma-separated, e.g. 1,0; order and
+    /// repeats do not matter); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
 }
@@ -168,12 +195,58 @@ impl CleaningArgs {
             runtime: self.runtime_policy,
             requested_time: self.requested_time_policy,
             wait: self.wait_policy,
-            status: if self.status.is_empty() {
-                StatusFilter::All
-            } else {
-                StatusFilter::Only(self.status.clone())
-            },
+            status: StatusFilter::only(self.status.clone()),
         }
+    }
+}
+
+/// A clap parser for a typed configuration (a scheduler, a replay model): its `FromStr`
+/// (a name, a shorthand or an inline table), listing `names` in `--help`.
+#[derive(Clone)]
+struct ConfigParser<T> {
+    names: &'static [&'static str],
+    marker: std::marker::PhantomData<fn() -> T>,
+}
+
+fn config<T>(names: &'static [&'static str]) -> ConfigParser<T> {
+    ConfigParser {
+        names,
+        marker: std::marker::PhantomData,
+    }
+}
+
+impl<T> TypedValueParser for ConfigParser<T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse::<T>().map_err(|e| {
+            let what = arg.map_or(String::new(), |a| a.to_string());
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("invalid value {text:?} for {what}: {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.names
+                .iter()
+                .map(|n| clap::builder::PossibleValue::new(*n)),
+        ))
     }
 }
 

@@ -1,10 +1,10 @@
 //! Rendering results: the metrics table, the per-job CSV (Batsim's `_jobs.csv`
 //! columns), and the simulated schedule as SWF.
 
-use crate::metrics::{Lateness, SchedulingMetrics, UserLateness};
-use crate::sim::{JobRecord, JobState};
-use crate::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
-use crate::workload::Workload;
+use ::campaign::metrics::{Lateness, SchedulingMetrics, UserLateness};
+use ::campaign::sim::{JobRecord, JobState};
+use ::campaign::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
+use ::campaign::workload::Workload;
 use anyhow::Context as _;
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
@@ -76,6 +76,26 @@ pub(crate) fn lateness_table(l: &Lateness) -> String {
         opt(l.additional_s, 2)
     );
     out
+}
+
+/// Fails early, before any computing, if `path` cannot be written: its directory does
+/// not exist or is not a directory, or the path is a directory.
+pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "cannot write {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.is_dir() {
+        anyhow::bail!("cannot write {}: it is a directory", path.display());
+    }
+    Ok(())
 }
 
 /// Writes a text file through a buffer, naming the file in any error.
@@ -177,12 +197,19 @@ pub(crate) fn write_schedule_swf(
         .into_iter()
         .map(|i| (&workload.jobs()[i], &records[i]))
         .map(|(job, r)| {
-            let secs = |t: crate::time::Time| t.round_secs();
+            let secs = |t: ::campaign::time::Time| t.round_secs();
             let mut out = SwfRecord {
                 submit: secs(r.submit),
                 alloc_procs: i64::from(r.size),
                 req_time: secs(r.requested),
-                ..job.swf
+                // A job without an SWF line (a generated one) gets the fields it has
+                // and −1 ("unknown") for the others.
+                ..job.swf.unwrap_or(SwfRecord {
+                    job: job.id,
+                    user: job.user,
+                    req_procs: i64::from(job.size),
+                    ..SwfRecord::MISSING
+                })
             };
             match (r.start, r.finish) {
                 (Some(start), Some(finish)) => {

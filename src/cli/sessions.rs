@@ -2,9 +2,9 @@
 
 use super::output::write_file;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
-use crate::quantile::quantile;
-use crate::replay::{Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph};
-use crate::workload::trace_name;
+use ::campaign::quantile::quantile;
+use ::campaign::replay::{Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph};
+use ::campaign::workload::trace_name;
 use clap::Args;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -48,7 +48,7 @@ fn spread(values: impl Iterator<Item = f64>) -> [f64; 4] {
 
 fn summary(stats: &GraphStats) -> serde_json::Value {
     let u = &stats.users;
-    let row = |f: &dyn Fn(&crate::replay::UserGraphStats) -> f64| {
+    let row = |f: &dyn Fn(&::campaign::replay::UserGraphStats) -> f64| {
         let [min, median, p90, max] = spread(u.iter().map(f));
         json!({ "min": min, "median": median, "p90": p90, "max": max })
     };
@@ -69,9 +69,14 @@ fn summary(stats: &GraphStats) -> serde_json::Value {
 
 impl SessionsArgs {
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        let (path, trace) = self.source.load()?;
+        let super::LoadedTrace {
+            loaded,
+            path,
+            cleaning,
+            ..
+        } = self.source.load(&self.cleaning)?;
         let policy = self.cleaning.to_policy();
-        let (workload, cleaning) = policy.apply(&trace);
+        let workload = loaded.workload;
         let delimitation = Delimitation::new(self.delim, self.threshold)?;
         let graph = SessionGraph::build(&workload, delimitation)?;
         let name = trace_name(&path);

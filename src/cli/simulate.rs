@@ -3,14 +3,17 @@
 use super::output::{
     lateness_table, metrics_table, write_jobs_csv, write_schedule_swf, write_users_csv,
 };
-use super::{CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, TraceSource, choice, print_stdout};
-use crate::platform::PlatformChange;
-use crate::replay::ReplayModel;
-use crate::run::{DrawSeeds, RunOptions, perturb, run};
-use crate::sched::SchedulerKind;
-use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
-use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
-use crate::workload::trace_name;
+use super::{
+    CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, LoadedTrace, TraceSource, choice, config,
+    print_stdout,
+};
+use ::campaign::platform::{Platform, PlatformChange};
+use ::campaign::replay::ReplayModel;
+use ::campaign::run::RunRequest;
+use ::campaign::sched::SchedulerConfig;
+use ::campaign::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
+use ::campaign::sim::{Semantics, WalltimePolicy, WalltimeScaling};
+use ::campaign::workload::trace_name;
 use clap::Args;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -22,8 +25,8 @@ pub(crate) struct SimulateArgs {
     source: TraceSource,
     #[command(flatten)]
     cleaning: CleaningArgs,
-    /// Node count of the unchanged platform [default: MaxProcs, else MaxNodes, of the
-    /// trace header].
+    /// Node count of the unchanged platform, ≥ 1 [default: MaxProcs, else MaxNodes, of
+    /// the trace header].
     #[arg(long, allow_hyphen_values = true)]
     nodes: Option<i64>,
     /// Platform change: node speed ×K (run times become run time / K).
@@ -43,9 +46,11 @@ pub(crate) struct SimulateArgs {
     )]
     node_factor: f64,
     /// fcfs: strict first-come-first-served; easy: EASY backfilling (both rules);
-    /// conservative: conservative backfilling (a reservation for every job).
-    #[arg(long, default_value_t, value_parser = choice::<SchedulerKind>())]
-    scheduler: SchedulerKind,
+    /// conservative: conservative backfilling (a reservation for every job); recorded:
+    /// the trace's own schedule. Or an inline table, e.g. '{ kind = "easy",
+    /// prediction_window = 5 }'.
+    #[arg(long, default_value = "easy", value_name = "SCHEDULER", value_parser = config::<SchedulerConfig>(SchedulerConfig::NAMES))]
+    scheduler: SchedulerConfig,
     /// Jobs running past their requested time: killed at it, or run to completion.
     #[arg(long, default_value_t, value_parser = choice::<WalltimePolicy>())]
     walltime: WalltimePolicy,
@@ -55,7 +60,8 @@ pub(crate) struct SimulateArgs {
     /// Replay model: rigid (recorded submit times), a0, a60 (feedback, sessions cut at
     /// inter-arrival gaps over 0 or 60 minutes), or feedback:DELIM:MINUTES[:DEPS] with
     /// DELIM arrival|last|max and DEPS reduced (default: the paper's session graph) or
-    /// all (every depends-on pair).
+    /// all (every depends-on pair); or an inline table, e.g. '{ model = "feedback",
+    /// delimiter = "last", threshold = 30 }'.
     #[arg(long, default_value = "rigid", value_name = "MODEL")]
     replay: ReplayModel,
     /// Write one row per user (jobs and mean, relative and additional lateness) to this
@@ -76,7 +82,7 @@ pub(crate) struct SimulateArgs {
     #[arg(long)]
     check: bool,
     /// EASY plans with run-time predictions: the mean run time of the user's last K
-    /// ended jobs, capped by the requested time.
+    /// ended jobs, capped by the requested time (the scheduler's `prediction_window`).
     #[arg(long, value_name = "K")]
     prediction_window: Option<u32>,
     /// Shake this attribute (interarrival, runtime, estimate, size) before the platform
@@ -95,9 +101,10 @@ pub(crate) struct SimulateArgs {
     /// Percent of the jobs shaken (an exact count).
     #[arg(long, value_name = "PCT", default_value_t = 100.0, requires = "shake")]
     shake_percentage: f64,
-    /// Seed number of the random draws (shaking, --badness); 0 is the unshaken run.
-    /// Derived with the trace's content and cleaning, as in campaigns.
-    #[arg(long, value_name = "N")]
+    /// Seed number of the shaking draws (≥ 1, default 1; needs --shake). Derived with
+    /// the trace's content and cleaning, as in campaigns, where seed 0 is the unshaken
+    /// run; --badness always draws as seed 0 does.
+    #[arg(long, value_name = "N", requires = "shake")]
     seed: Option<u64>,
     /// Scale arrivals to reach this offered load (Σ size × run time over nodes × the
     /// arrival span).
@@ -186,64 +193,72 @@ impl SimulateArgs {
 }
 
 impl SimulateArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        let (path, trace) = self.source.load()?;
-        let policy = self.cleaning.to_policy();
-        let (cleaned, cleaning) = policy.apply(&trace);
-        let transform = self.transform()?;
-        let shake = self.shake_config()?;
-        let seed = self.seed.unwrap_or(u64::from(shake.is_some()));
-        if shake.is_some() && seed == 0 {
-            anyhow::bail!("--seed 0 is the unshaken run; give a seed ≥ 1 with --shake");
-        }
-        let nodes = match self.nodes {
-            // An invalid count is refused by the run, with its own message.
-            Some(n) => u32::try_from(n).unwrap_or(1).max(1),
-            None => cleaned.recorded_platform_size().ok_or_else(|| {
+    /// The scheduler with `--prediction-window` set as its `prediction_window`.
+    fn scheduler(&self) -> anyhow::Result<SchedulerConfig> {
+        let Some(k) = self.prediction_window else {
+            return Ok(self.scheduler.clone());
+        };
+        let mut table = toml::Table::try_from(&self.scheduler)?;
+        table.insert("prediction_window".into(), i64::from(k).into());
+        toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| {
                 anyhow::anyhow!(
-                    "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes"
+                    "--prediction-window {k}: scheduler {} takes no prediction window ({})",
+                    self.scheduler.name(),
+                    e.message().trim()
                 )
-            })?,
-        };
-        let change = PlatformChange::new(self.speed, self.node_factor)?;
-        let semantics = Semantics {
-            walltime: self.walltime,
-            walltime_scaling: self.walltime_scaling,
-        };
-        let seeds = if shake.is_some() || transform.badness.is_some() {
-            let content = crate::swf::read_content(&path)?;
-            let hash = blake3::hash(&content).to_hex();
-            let derive = |n| crate::campaign::key::draw_seed(&hash, &policy, n);
-            DrawSeeds {
-                transform: derive(0),
-                shake: derive(seed),
-            }
-        } else {
-            DrawSeeds {
-                transform: 0,
-                shake: 0,
-            }
-        };
-        let (workload, shaken) = perturb(
-            &cleaned,
-            &transform,
-            shake.as_ref(),
-            nodes,
-            change,
-            semantics,
-            seeds,
-        )?;
-        let options = RunOptions {
-            nodes: self.nodes,
-            change,
-            scheduler: self.scheduler,
-            semantics,
-            replay: self.replay,
-            prediction: self.prediction_window,
-            check: self.check,
-            time_limit: None,
-        };
-        let result = run(&workload, &options)?;
+            })
+    }
+
+    /// What the command line asks for, as a campaign's grid run asks it.
+    fn request(&self) -> anyhow::Result<RunRequest> {
+        let shake = self.shake_config()?;
+        Ok(RunRequest {
+            // A node count is checked by the platform's own rule.
+            nodes: self
+                .nodes
+                .map(|n| Platform::new(n, 1.0).map(|p| p.nodes))
+                .transpose()?,
+            change: PlatformChange::new(self.speed, self.node_factor)?,
+            scheduler: self.scheduler()?,
+            semantics: Semantics {
+                walltime: self.walltime,
+                walltime_scaling: self.walltime_scaling,
+            },
+            replay: self.replay.clone(),
+            transform: self.transform()?,
+            seed: self.seed.unwrap_or(u64::from(shake.is_some())),
+            shake,
+        })
+    }
+
+    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        for out in [&self.jobs_out, &self.users_out, &self.swf_out]
+            .into_iter()
+            .flatten()
+        {
+            super::output::check_writable(out)?;
+        }
+        let request = self.request()?;
+        let LoadedTrace {
+            loaded,
+            path,
+            records,
+            skipped_lines,
+            cleaning,
+        } = self.source.load(&self.cleaning)?;
+        let description = request.resolve(&loaded)?;
+        let key = description.key();
+        let simulation = description.simulate(&loaded.workload, self.check, None)?;
+        let (workload, result, shaken) =
+            (simulation.workload, simulation.result, simulation.shaken);
+        let policy = self.cleaning.to_policy();
+        let transform = &description.transform;
+        let shake = description.shake;
+        let seed = description.seed;
+        let scheduler = &description.scheduler;
+        let replay = description.replay.label();
         let name = trace_name(&path);
 
         if let Some(out) = &self.jobs_out {
@@ -254,11 +269,9 @@ impl SimulateArgs {
         }
         if let Some(out) = &self.swf_out {
             let notes = [format!(
-                "simulated by campaign {}: replay {}, scheduler {}, {} nodes, speed ×{}, \
-                 walltime {}, walltime scaling {}",
+                "simulated by campaign {}: replay {replay}, scheduler {scheduler}, {} nodes, \
+                 speed ×{}, walltime {}, walltime scaling {}",
                 env!("CARGO_PKG_VERSION"),
-                self.replay,
-                self.scheduler,
                 result.platform.nodes,
                 result.platform.speed,
                 self.walltime,
@@ -275,23 +288,25 @@ impl SimulateArgs {
                     "trace": {
                         "name": name,
                         "path": path,
-                        "records": trace.records.len(),
-                        "skipped_lines": trace.skipped_lines,
+                        "records": records,
+                        "skipped_lines": skipped_lines,
                         "jobs": workload.len(),
                         "users": workload.user_count(),
                     },
                     "cleaning": { "policy": policy, "report": cleaning },
                     "platform": {
                         "unchanged": result.base_platform,
-                        "change": options.change,
+                        "change": description.change,
                         "simulated": result.platform,
                     },
-                    "scheduler": self.scheduler,
-                    "prediction_window": self.prediction_window,
+                    "scheduler": scheduler.name(),
+                    "scheduler_config": scheduler,
                     "transform": transform,
                     "shake": shake.map(|c| json!({ "config": c, "seed": seed, "report": shaken })),
-                    "replay": self.replay,
-                    "semantics": options.semantics,
+                    "replay": replay,
+                    "replay_config": description.replay,
+                    "semantics": description.semantics,
+                    "key": key,
                     "metrics": result.metrics,
                     "lateness": result.lateness,
                     "check": result.violations.as_ref().map(|v| json!({
@@ -306,7 +321,7 @@ impl SimulateArgs {
                 writeln!(
                     out,
                     "           {} records, {} jobs after cleaning, {} users",
-                    trace.records.len(),
+                    records,
                     workload.len(),
                     workload.user_count()
                 )?;
@@ -317,8 +332,8 @@ impl SimulateArgs {
                     policy.runtime,
                     policy.requested_time,
                     match &policy.status {
-                        crate::workload::StatusFilter::All => "all".to_string(),
-                        crate::workload::StatusFilter::Only(s) => format!("{s:?}"),
+                        ::campaign::workload::StatusFilter::All => "all".to_string(),
+                        ::campaign::workload::StatusFilter::Only(s) => format!("{s:?}"),
                     }
                 )?;
                 writeln!(
@@ -345,17 +360,11 @@ impl SimulateArgs {
                 )?;
                 writeln!(
                     out,
-                    "scheduler  {}; walltime {}, walltime scaling {}",
-                    self.scheduler, self.walltime, self.walltime_scaling
+                    "scheduler  {scheduler}; walltime {}, walltime scaling {}",
+                    self.walltime, self.walltime_scaling
                 )?;
-                if let Some(k) = self.prediction_window {
-                    writeln!(
-                        out,
-                        "           run-time predictions: mean of the user's last {k} jobs"
-                    )?;
-                }
                 if !transform.is_empty() {
-                    writeln!(out, "transform  {}", serde_json::to_string(&transform)?)?;
+                    writeln!(out, "transform  {}", serde_json::to_string(transform)?)?;
                 }
                 if let (Some(c), Some(r)) = (&shake, &shaken) {
                     writeln!(
@@ -374,7 +383,7 @@ impl SimulateArgs {
                         r.clamped
                     )?;
                 }
-                writeln!(out, "replay     {}", self.replay)?;
+                writeln!(out, "replay     {replay}")?;
                 if let Some(v) = &result.violations {
                     if v.is_empty() {
                         writeln!(out, "check      all invariants hold")?;

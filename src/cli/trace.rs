@@ -2,9 +2,9 @@
 
 use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
-use crate::metrics::recorded_metrics;
-use crate::platform::Platform;
-use crate::workload::{
+use ::campaign::metrics::recorded_metrics;
+use ::campaign::platform::Platform;
+use ::campaign::workload::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, FetchError, TRACE_DIR_ENV, TraceLocator, archive_trace,
     fetch, sha256_hex, trace_name,
 };
@@ -120,8 +120,14 @@ impl TraceCommand {
 
 impl InfoArgs {
     fn run(&self) -> anyhow::Result<u8> {
-        let (path, trace) = self.source.load()?;
-        let (workload, cleaning) = self.cleaning.to_policy().apply(&trace);
+        let super::LoadedTrace {
+            loaded,
+            path,
+            records,
+            skipped_lines,
+            cleaning,
+        } = self.source.load(&self.cleaning)?;
+        let workload = loaded.workload;
         let nodes = match self.nodes {
             Some(n) => Platform::new(n, 1.0)?.nodes,
             None => workload.recorded_platform_size().context(
@@ -129,7 +135,7 @@ impl InfoArgs {
             )?,
         };
         let (metrics, missing_wait) = recorded_metrics(&workload, nodes);
-        let h = &trace.header;
+        let h = &workload.header;
         let first = workload.jobs().first().map(|j| j.submit);
         let last = workload.jobs().last().map(|j| j.submit);
         let mut out = String::new();
@@ -149,8 +155,8 @@ impl InfoArgs {
                         "TimeZoneString": h.time_zone_string(),
                         "Note": h.notes().collect::<Vec<_>>(),
                     },
-                    "records": trace.records.len(),
-                    "skipped_lines": trace.skipped_lines,
+                    "records": records,
+                    "skipped_lines": skipped_lines,
                     "jobs": workload.len(),
                     "users": workload.user_count(),
                     "first_submit": first,
@@ -190,7 +196,7 @@ impl InfoArgs {
                 writeln!(
                     out,
                     "job lines      {} (counted; MaxRecords is not trusted)",
-                    trace.records.len()
+                    records
                 )?;
                 writeln!(
                     out,

@@ -45,9 +45,61 @@
 //! its last predecessor finishes, now, and that edge's think time is ≥ 0 (under `all`,
 //! the session that just finished completes the prefix, so its D is in the maximum).
 
-use super::{Dependencies, SessionGraph};
+use super::{Delimitation, Dependencies, ReplayError, SessionGraph};
+use crate::workload::Workload;
 use crate::sim::{JobIdx, JobState, Submitter};
 use crate::time::Time;
+
+/// `{ model = "feedback", delimiter = "arrival"|"last"|"max", threshold = MINUTES,
+/// dependencies = "reduced"|"all" }` (dependencies default `reduced`; the threshold is
+/// a number of minutes ≥ 0, kept to the millisecond).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "FeedbackFields", into = "FeedbackFields")]
+pub struct FeedbackConfig {
+    pub delimitation: Delimitation,
+    pub dependencies: Dependencies,
+}
+
+/// [`FeedbackConfig`] as written.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeedbackFields {
+    delimiter: super::Delimiter,
+    /// Minutes.
+    threshold: f64,
+    #[serde(default)]
+    dependencies: Dependencies,
+}
+
+impl TryFrom<FeedbackFields> for FeedbackConfig {
+    type Error = ReplayError;
+
+    fn try_from(f: FeedbackFields) -> Result<FeedbackConfig, ReplayError> {
+        Ok(FeedbackConfig {
+            delimitation: Delimitation::new(f.delimiter, f.threshold)?,
+            dependencies: f.dependencies,
+        })
+    }
+}
+
+impl From<FeedbackConfig> for FeedbackFields {
+    fn from(c: FeedbackConfig) -> FeedbackFields {
+        FeedbackFields {
+            delimiter: c.delimitation.delimiter,
+            threshold: c.delimitation.threshold_minutes(),
+            dependencies: c.dependencies,
+        }
+    }
+}
+
+impl super::ReplaySetup for FeedbackConfig {
+    fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+        Ok(Box::new(Feedback::new(
+            SessionGraph::build(workload, self.delimitation)?,
+            self.dependencies,
+        )))
+    }
+}
 
 /// How far one user's replay has got (dependencies `all`).
 #[derive(Debug, Clone)]

@@ -1,11 +1,10 @@
 //! Replay models: implementations of [`Submitter`], the part of a run that alone decides
 //! when jobs are submitted. [`Rigid`] submits every job at its recorded time;
 //! [`Feedback`] keeps each user's sessions and think times (Madon et al. 2024) over the
-//! [`SessionGraph`] of the workload. [`ReplayModel`] names one, as the command line and
-//! campaign specs spell it.
+//! [`SessionGraph`] of the workload. [`ReplayModel`] names one with its parameters, as
+//! the command line, campaign specs and the cache key spell it; each model is one file
+//! with its configuration type (implementing [`ReplaySetup`]).
 
-mod feedback;
-mod rigid;
 mod sessions;
 mod stats;
 
@@ -19,8 +18,8 @@ pub use sessions::{
 pub use stats::{GraphStats, ThinkTimeStats, UserGraphStats};
 
 use crate::choice::choice;
+use crate::registry::registry;
 use crate::workload::Workload;
-use serde::{Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
@@ -41,17 +40,31 @@ choice! {
     }
 }
 
-/// A replay model with its parameters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ReplayModel {
-    /// Recorded submit times.
-    #[default]
-    Rigid,
-    /// Replay with feedback over sessions cut by `delimitation`.
-    Feedback {
-        delimitation: Delimitation,
-        dependencies: Dependencies,
-    },
+/// What a replay model's configuration does: build the submitter for a workload.
+/// Implemented by each replay model's configuration type.
+pub trait ReplaySetup: fmt::Debug {
+    /// The submitter for `workload`.
+    fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError>;
+}
+
+registry! {
+    /// A replay model with its parameters: a table tagged by `model`, e.g.
+    /// `{ model = "feedback", delimiter = "last", threshold = 30 }`, or a shorthand
+    /// (`rigid`, `a0`, `a60`, `feedback:last:30`; see [`ReplayModel::from_str`]). Adding
+    /// a replay model is a file with its configuration type (implementing
+    /// [`ReplaySetup`]) and one line here.
+    pub enum ReplayModel("replay model", tag = "model"): ReplaySetup {
+        /// Recorded submit times.
+        rigid::Rigid(RigidConfig) => "rigid",
+        /// Replay with feedback over sessions (Madon et al. 2024).
+        feedback::Feedback(FeedbackConfig) => "feedback",
+    }
+}
+
+impl Default for ReplayModel {
+    fn default() -> ReplayModel {
+        ReplayModel::Rigid(RigidConfig {})
+    }
 }
 
 /// Why a replay model cannot be set up or parsed.
@@ -71,10 +84,13 @@ pub enum ReplayError {
     #[error("the session threshold must be a number of minutes ≥ 0, got {0:?}")]
     BadThreshold(String),
     #[error(
-        "unknown replay model {0:?}; expected rigid, a0, a60, or feedback:DELIM:MINUTES[:DEPS] \
-         with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30)"
+        "unknown replay model {0:?}; expected rigid, a0, a60, feedback:DELIM:MINUTES[:DEPS] \
+         with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30), or an \
+         inline table such as '{{ model = \"feedback\", delimiter = \"last\", threshold = 30 }}'"
     )]
     Unknown(String),
+    #[error("replay model: {0}")]
+    Config(String),
     #[error("the workload has more than {} jobs", u32::MAX)]
     TooManyJobs,
 }
@@ -82,50 +98,45 @@ pub enum ReplayError {
 impl ReplayModel {
     /// The paper's presets: `a0` and `a60` are arrival delimitation at 0 and 60 minutes.
     pub fn arrival(minutes: i64) -> ReplayModel {
-        ReplayModel::Feedback {
+        ReplayModel::Feedback(FeedbackConfig {
             delimitation: Delimitation {
                 delimiter: Delimiter::Arrival,
                 threshold: crate::time::Time::from_secs(minutes * 60),
             },
             dependencies: Dependencies::Reduced,
-        }
+        })
     }
 
     /// The submitter for `workload`.
-    pub fn submitter(self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError> {
-        Ok(match self {
-            ReplayModel::Rigid => Box::new(Rigid::new(workload)),
-            ReplayModel::Feedback {
-                delimitation,
-                dependencies,
-            } => Box::new(Feedback::new(
-                SessionGraph::build(workload, delimitation)?,
-                dependencies,
-            )),
-        })
+    pub fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+        self.get().submitter(workload)
     }
-}
 
-impl fmt::Display for ReplayModel {
-    /// `rigid`, `a0`, `a60`, or `feedback:DELIM:MINUTES` (`:all` appended for all
-    /// dependencies).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            ReplayModel::Rigid => f.write_str("rigid"),
-            ReplayModel::Feedback {
+    /// How the command line prints it: the shorthand where one exists, else the name
+    /// and parameters.
+    pub fn label(&self) -> String {
+        self.shorthand().unwrap_or_else(|| self.to_string())
+    }
+
+    /// The shorthand that reads back as this model (`a60`, `feedback:last:30`), where
+    /// one exists.
+    pub fn shorthand(&self) -> Option<String> {
+        match self {
+            ReplayModel::Rigid(_) => Some("rigid".into()),
+            ReplayModel::Feedback(FeedbackConfig {
                 delimitation,
                 dependencies,
-            } => {
+            }) => {
                 let minutes = delimitation.threshold_minutes();
-                match (delimitation.delimiter, dependencies) {
+                Some(match (delimitation.delimiter, dependencies) {
                     (Delimiter::Arrival, Dependencies::Reduced)
                         if minutes == 0.0 || minutes == 60.0 =>
                     {
-                        write!(f, "a{minutes}")
+                        format!("a{minutes}")
                     }
-                    (_, Dependencies::Reduced) => write!(f, "feedback:{delimitation}"),
-                    (_, deps) => write!(f, "feedback:{delimitation}:{deps}"),
-                }
+                    (_, Dependencies::Reduced) => format!("feedback:{delimitation}"),
+                    (_, deps) => format!("feedback:{delimitation}:{deps}"),
+                })
             }
         }
     }
@@ -134,12 +145,18 @@ impl fmt::Display for ReplayModel {
 impl FromStr for ReplayModel {
     type Err = ReplayError;
 
+    /// A model's name with its default parameters (`rigid`), an inline table
+    /// (`{ model = "feedback", delimiter = "last", threshold = 30 }`), or a shorthand:
+    /// `a0`, `a60`, `feedback:DELIM:MINUTES[:DEPS]`.
     fn from_str(s: &str) -> Result<ReplayModel, ReplayError> {
         let unknown = || ReplayError::Unknown(s.to_string());
         match s {
-            "rigid" => return Ok(ReplayModel::Rigid),
             "a0" => return Ok(ReplayModel::arrival(0)),
             "a60" => return Ok(ReplayModel::arrival(60)),
+            "rigid" => return Ok(ReplayModel::default()),
+            _ if s.trim_start().starts_with('{') => {
+                return crate::registry::from_inline_table(s).map_err(ReplayError::Config);
+            }
             _ => {}
         }
         let mut parts = s.split(':');
@@ -163,16 +180,10 @@ impl FromStr for ReplayModel {
         if parts.next().is_some() {
             return Err(unknown());
         }
-        Ok(ReplayModel::Feedback {
+        Ok(ReplayModel::Feedback(FeedbackConfig {
             delimitation,
             dependencies,
-        })
-    }
-}
-
-impl Serialize for ReplayModel {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        }))
     }
 }
 
@@ -194,7 +205,7 @@ mod tests {
             ("feedback:max:10:reduced", "feedback:max:10"),
         ] {
             let model: ReplayModel = given.parse().unwrap();
-            assert_eq!(model.to_string(), canonical, "{given}");
+            assert_eq!(model.shorthand().unwrap(), canonical, "{given}");
             assert_eq!(canonical.parse::<ReplayModel>().unwrap(), model);
         }
         for bad in [

@@ -4,6 +4,20 @@ use crate::sim::{JobIdx, JobState, Submitter};
 use crate::time::Time;
 use crate::workload::Workload;
 
+/// `{ model = "rigid" }`: no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigidConfig {}
+
+impl super::ReplaySetup for RigidConfig {
+    fn submitter(
+        &self,
+        workload: &Workload,
+    ) -> Result<Box<dyn Submitter + Send>, super::ReplayError> {
+        Ok(Box::new(Rigid::new(workload)))
+    }
+}
+
 /// Submits every job at its recorded submit time, whatever the simulated system does.
 #[derive(Debug, Clone)]
 pub struct Rigid {

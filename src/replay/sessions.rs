@@ -439,7 +439,7 @@ impl SessionGraph {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::swf::SwfHeader;
     use crate::workload::Job;
 
     fn workload(users: &[i64]) -> Workload {
@@ -455,7 +455,7 @@ mod tests {
                 requested_time: Time::ZERO,
                 status: 1,
                 recorded_wait: Some(Time::ZERO),
-                swf: SwfRecord::MISSING,
+                swf: None,
             })
             .collect();
         Workload::new(jobs, SwfHeader::default())

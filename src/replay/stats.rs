@@ -142,7 +142,7 @@ impl SessionGraph {
 mod tests {
     use super::*;
     use crate::replay::Delimiter;
-    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::swf::SwfHeader;
     use crate::time::Time;
     use crate::workload::{Job, Workload};
 
@@ -160,7 +160,7 @@ mod tests {
                 requested_time: Time::from_secs(run),
                 status: 1,
                 recorded_wait: Some(Time::from_secs(wait)),
-                swf: SwfRecord::MISSING,
+                swf: None,
             })
             .collect();
         Workload::new(jobs, SwfHeader::default())

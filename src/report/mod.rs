@@ -4,9 +4,9 @@
 //! tables, with published values beside ours when the spec gives them.
 
 use crate::campaign::Labels;
-use crate::campaign::columns::METRICS;
+use crate::campaign::columns::{METRICS, MetricRow};
 use crate::campaign::runner::Outcome;
-use crate::campaign::spec::{Aggregate, AxisName, TableSpec};
+use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use polars::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -34,28 +34,13 @@ impl ReportRun<'_> {
     }
 }
 
-const AXES: [AxisName; 8] = [
-    AxisName::Workload,
-    AxisName::Transform,
-    AxisName::Experiment,
-    AxisName::Scheduler,
-    AxisName::Platform,
-    AxisName::Semantics,
-    AxisName::Replay,
-    AxisName::Shake,
-];
-
-fn label(l: &Labels, axis: AxisName) -> Option<&str> {
-    match axis {
-        AxisName::Workload => Some(&l.workload),
-        AxisName::Transform => Some(&l.transform),
-        AxisName::Shake => Some(&l.shake),
-        AxisName::Experiment => l.experiment.as_deref(),
-        AxisName::Scheduler => Some(&l.scheduler),
-        AxisName::Platform => Some(&l.platform),
-        AxisName::Semantics => Some(&l.semantics),
-        AxisName::Replay => Some(&l.replay),
-    }
+/// Every metric value of a cached run, in [`METRICS`] order.
+fn metric_values(r: &crate::campaign::cache::RunRecord) -> Vec<f64> {
+    MetricRow::of(r)
+        .columns()
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
 }
 
 /// One row per run: every axis value, status (`ok`, `failed`, `not run`), error, key,
@@ -65,8 +50,8 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
     let mut columns: Vec<Column> = Vec::new();
     let study: Vec<Option<&str>> = runs.iter().map(|r| r.labels.study.as_deref()).collect();
     columns.push(Column::new("study".into(), study));
-    for axis in AXES {
-        let v: Vec<Option<&str>> = runs.iter().map(|r| label(r.labels, axis)).collect();
+    for axis in COLUMNS {
+        let v: Vec<Option<&str>> = runs.iter().map(|r| r.labels.get(axis)).collect();
         columns.push(Column::new(axis.name().into(), v));
     }
     let seeds: Vec<u64> = runs.iter().map(|r| r.labels.seed).collect();
@@ -94,11 +79,7 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
     columns.push(Column::new("key".into(), key));
     let values: Vec<Option<Vec<f64>>> = runs
         .iter()
-        .map(|r| {
-            r.outcome
-                .and_then(Outcome::record)
-                .map(crate::campaign::columns::values)
-        })
+        .map(|r| r.outcome.and_then(Outcome::record).map(metric_values))
         .collect();
     for (i, (name, _)) in METRICS.iter().enumerate() {
         let v: Vec<Option<f64>> = values
@@ -359,11 +340,7 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
     let mut index: BTreeMap<Labels, usize> = BTreeMap::new();
     let mut groups: Vec<Group<'_>> = Vec::new();
     for r in runs.iter().filter(|r| r.seeded) {
-        let Some(values) = r
-            .outcome
-            .and_then(Outcome::record)
-            .map(crate::campaign::columns::values)
-        else {
+        let Some(values) = r.outcome.and_then(Outcome::record).map(metric_values) else {
             continue;
         };
         let key = Labels {
@@ -389,8 +366,8 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
     let axis_columns = |rows: &[&Labels]| -> Vec<Column> {
         let study: Vec<Option<&str>> = rows.iter().map(|l| l.study.as_deref()).collect();
         std::iter::once(Column::new("study".into(), study))
-            .chain(AXES.iter().map(|&axis| {
-                let v: Vec<Option<&str>> = rows.iter().map(|l| label(l, axis)).collect();
+            .chain(COLUMNS.iter().map(|&axis| {
+                let v: Vec<Option<&str>> = rows.iter().map(|l| l.get(axis)).collect();
                 Column::new(axis.name().into(), v)
             }))
             .collect()

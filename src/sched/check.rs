@@ -2,7 +2,6 @@
 //! records alone (except conservative's promises, which only the scheduler can know), so
 //! it is independent of the scheduler code it checks.
 
-use super::SchedulerKind;
 use crate::sim::{JobRecord, JobState, WalltimePolicy};
 use crate::time::Time;
 use std::cmp::Reverse;
@@ -22,39 +21,42 @@ impl fmt::Display for Violation {
     }
 }
 
+/// What a scheduler promises beyond the rules every schedule obeys, as the checker
+/// verifies it (each scheduler's configuration says which: see
+/// [`super::SchedulerSetup::promise`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Promise {
+    /// Nothing more.
+    None,
+    /// Jobs start in the order they arrived in the queue ([`JobRecord::arrival`]:
+    /// (submit time, job id) under rigid replay). FCFS.
+    ArrivalOrder,
+    /// With walltime `kill`: each job starts no later than the shadow time computed from
+    /// the running jobs' estimates at the moment it became the head of the queue (when
+    /// every job ahead of it had started). EASY planning with requested times.
+    ShadowTime,
+    /// With walltime `kill`: no job starts later than its promised start (its first
+    /// reservation). Conservative backfilling.
+    Reservations,
+    /// The trace's recorded start times, whatever the capacity: the capacity rule is not
+    /// checked. The `recorded` scheduler.
+    RecordedStarts,
+}
+
 /// Checks the records of one simulation on `nodes` nodes:
 ///
 /// - never more nodes busy than the platform has (at equal time, ends before starts),
-///   except under `recorded`, which replays the trace's start times;
+///   except under [`Promise::RecordedStarts`];
 /// - no start before submit; rejected exactly when wider than the platform; a job runs
 ///   for its run time, or (walltime `kill`) is killed at its requested time;
-/// - `fcfs`: jobs start in the order they arrived in the queue ([`JobRecord::arrival`]:
-///   (submit time, job id) under rigid replay);
-/// - `easy` with walltime `kill`: each job starts no later than the shadow time computed
-///   from the running jobs' estimates at the moment it became the head of the queue
-///   (when every job ahead of it had started);
-/// - `conservative` with walltime `kill`: no job starts later than its promised start
-///   (its first reservation).
+/// - what the scheduler promises ([`Promise`]).
 ///
 /// Returns every violation found (empty when all hold).
 pub fn check(
     records: &[JobRecord],
     nodes: u32,
-    scheduler: SchedulerKind,
+    promise: Promise,
     walltime: WalltimePolicy,
-) -> Vec<Violation> {
-    check_with(records, nodes, scheduler, walltime, false)
-}
-
-/// [`check`], for a scheduler that plans with run-time predictions (`predicted`): its
-/// reservations rest on predictions, which can be too short, so the EASY shadow-time
-/// guarantee does not hold and is not checked; every other rule is.
-pub fn check_with(
-    records: &[JobRecord],
-    nodes: u32,
-    scheduler: SchedulerKind,
-    walltime: WalltimePolicy,
-    predicted: bool,
 ) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut bad = |job: i64, what: String| out.push(Violation { job, what });
@@ -103,7 +105,7 @@ pub fn check_with(
 
     // Capacity: sweep over (time, +/-size), ends before starts at equal time. The
     // `recorded` scheduler replays the trace's start times and ignores capacity.
-    let capacity_checked = scheduler != SchedulerKind::Recorded;
+    let capacity_checked = promise != Promise::RecordedStarts;
     let mut deltas: Vec<(Time, i64)> = Vec::with_capacity(records.len() * 2);
     for r in records.iter().filter(|_| capacity_checked) {
         if let (Some(s), Some(f)) = (r.start, r.finish) {
@@ -131,8 +133,8 @@ pub fn check_with(
         .collect();
     order.sort_by_key(|r| r.arrival);
     let kill = walltime == WalltimePolicy::Kill;
-    match scheduler {
-        SchedulerKind::Fcfs => {
+    match promise {
+        Promise::ArrivalOrder => {
             for pair in order.windows(2) {
                 if pair[1].start < pair[0].start {
                     bad(
@@ -147,7 +149,7 @@ pub fn check_with(
                 }
             }
         }
-        SchedulerKind::Easy if kill && !predicted => {
+        Promise::ShadowTime if kill => {
             for (job, shadow) in easy_head_violations(&order, nodes) {
                 bad(
                     job.id,
@@ -158,7 +160,7 @@ pub fn check_with(
                 );
             }
         }
-        SchedulerKind::Conservative if kill => {
+        Promise::Reservations if kill => {
             for r in &order {
                 match r.promised_start {
                     None => bad(r.id, "ran without a reservation".into()),
@@ -277,9 +279,10 @@ mod tests {
             finish: Some(s(30)),
             ..ok
         };
-        for kind in SchedulerKind::ALL {
-            let v = check(&[ok, broken, late], 2, *kind, WalltimePolicy::Kill);
-            assert!(v.iter().any(|v| v.job == 2), "{kind}: {v:?}");
+        for config in crate::sched::SchedulerConfig::defaults() {
+            let promise = config.get().promise();
+            let v = check(&[ok, broken, late], 2, promise, WalltimePolicy::Kill);
+            assert!(v.iter().any(|v| v.job == 2), "{config}: {v:?}");
         }
     }
 }

@@ -7,6 +7,21 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
+/// `{ kind = "conservative" }`: no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConservativeConfig {}
+
+impl super::SchedulerSetup for ConservativeConfig {
+    fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
+        Box::new(Conservative::new(jobs))
+    }
+
+    fn promise(&self) -> super::Promise {
+        super::Promise::Reservations
+    }
+}
+
 /// Conservative backfilling. Every job gets a reservation when it arrives: the earliest
 /// time at which enough nodes are free for its whole estimate in the availability
 /// profile (running jobs by their estimates, plus all earlier reservations). A job

@@ -5,6 +5,33 @@ use crate::sim::{Context, JobIdx, Scheduler, SimJob};
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
+/// `{ kind = "easy" }`, optionally with `prediction_window = K` (K ≥ 1): plan with the
+/// mean run time of the user's last K ended jobs instead of the requested time.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EasyConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction_window: Option<std::num::NonZeroU32>,
+}
+
+impl super::SchedulerSetup for EasyConfig {
+    fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
+        Box::new(match self.prediction_window {
+            None => Easy::new(jobs),
+            Some(k) => Easy::predicting(jobs, k.get()),
+        })
+    }
+
+    /// The shadow-time guarantee rests on the estimates the scheduler plans with;
+    /// predictions can be too short, so it is not checked for them.
+    fn promise(&self) -> super::Promise {
+        match self.prediction_window {
+            None => super::Promise::ShadowTime,
+            Some(_) => super::Promise::None,
+        }
+    }
+}
+
 /// EASY backfilling. Jobs start in submission order while they fit. When the head job
 /// does not fit, it gets a reservation at its *shadow time* — the earliest time enough
 /// nodes will be free, by the running jobs' estimates — and the *extra nodes* are those

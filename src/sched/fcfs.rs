@@ -4,6 +4,21 @@ use crate::sim::{Context, JobIdx, Scheduler};
 use crate::time::Time;
 use std::collections::VecDeque;
 
+/// `{ kind = "fcfs" }`: no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FcfsConfig {}
+
+impl super::SchedulerSetup for FcfsConfig {
+    fn build(&self, _jobs: usize) -> Box<dyn Scheduler + Send> {
+        Box::new(Fcfs::default())
+    }
+
+    fn promise(&self) -> super::Promise {
+        super::Promise::ArrivalOrder
+    }
+}
+
 /// Starts queued jobs strictly in submission order: the head starts as soon as it fits,
 /// and nothing behind it starts before it.
 #[derive(Debug, Default)]

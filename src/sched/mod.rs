@@ -3,81 +3,81 @@
 //! checker over their output ([`check`]).
 //!
 //! Every scheduler decides from job sizes and estimates (requested times) only. Each is
-//! one file: [`Fcfs`], [`Easy`], [`Conservative`], and [`Recorded`] (the trace's own
-//! schedule).
+//! one file with its configuration type: [`Fcfs`], [`Easy`], [`Conservative`], and
+//! [`Recorded`] (the trace's own schedule); [`SchedulerConfig`] names one with its
+//! parameters.
 
 mod check;
-mod conservative;
-mod easy;
-mod fcfs;
 mod profile;
 #[cfg(test)]
 mod profile_oracle;
-mod recorded;
 #[cfg(test)]
 mod reference_tests;
 
 pub use crate::sim::Scheduler;
-pub use check::{Violation, check, check_with};
+pub use check::{Promise, Violation, check};
 pub use conservative::Conservative;
 pub use easy::Easy;
 pub use fcfs::Fcfs;
 pub use recorded::Recorded;
 
-use crate::choice::choice;
+use crate::registry::registry;
 use crate::time::Time;
 
-choice! {
-    /// The scheduling algorithms.
-    pub enum SchedulerKind("scheduler") {
+/// What a scheduler configuration does: build the scheduler, and say what the
+/// invariant checker may hold it to. Implemented by each scheduler's configuration type.
+pub trait SchedulerSetup: std::fmt::Debug {
+    /// A fresh scheduler for a workload of `jobs` jobs.
+    fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send>;
+
+    /// What the checker verifies beyond the rules every schedule obeys.
+    fn promise(&self) -> Promise {
+        Promise::None
+    }
+
+    /// Whether it needs each job's recorded wait time (a run refuses a workload without).
+    fn needs_recorded_waits(&self) -> bool {
+        false
+    }
+}
+
+registry! {
+    /// A scheduling algorithm with its parameters: a table tagged by `kind`, e.g.
+    /// `{ kind = "easy", prediction_window = 5 }`. Adding a scheduler is a file with its
+    /// configuration type (implementing [`SchedulerSetup`]) and one line here.
+    pub enum SchedulerConfig("scheduler", tag = "kind"): SchedulerSetup {
         /// Strict first-come-first-served, no backfilling.
-        Fcfs => "fcfs",
+        fcfs::Fcfs(FcfsConfig) => "fcfs",
         /// EASY backfilling: the head job gets a reservation; both backfilling rules.
-        #[default]
-        Easy => "easy",
+        easy::Easy(EasyConfig) => "easy",
         /// Conservative backfilling: every queued job gets a reservation.
-        Conservative => "conservative",
+        conservative::Conservative(ConservativeConfig) => "conservative",
         /// The trace's own schedule: each job starts its recorded wait time after its
         /// submission, whatever the node count (reproduces the recorded log).
-        Recorded => "recorded",
+        recorded::Recorded(RecordedConfig) => "recorded",
     }
 }
 
-impl SchedulerKind {
-    /// A fresh scheduler of this kind for a workload of `jobs` jobs.
-    pub fn build(self, jobs: usize) -> Box<dyn Scheduler + Send> {
-        match self {
-            SchedulerKind::Fcfs => Box::new(Fcfs::default()),
-            SchedulerKind::Easy => Box::new(Easy::new(jobs)),
-            SchedulerKind::Conservative => Box::new(Conservative::new(jobs)),
-            SchedulerKind::Recorded => Box::new(Recorded::default()),
-        }
-    }
-
-    /// Like [`SchedulerKind::build`], planning with run-time predictions from each
-    /// user's last `window` jobs where given (EASY only: see [`Easy`]).
-    pub fn build_predicting(
-        self,
-        jobs: usize,
-        window: Option<u32>,
-    ) -> Result<Box<dyn Scheduler + Send>, PredictionUnsupported> {
-        match (self, window) {
-            (_, None) => Ok(self.build(jobs)),
-            (SchedulerKind::Easy, Some(k)) if k >= 1 => Ok(Box::new(Easy::predicting(jobs, k))),
-            (kind, Some(window)) => Err(PredictionUnsupported { kind, window }),
-        }
+impl Default for SchedulerConfig {
+    fn default() -> SchedulerConfig {
+        SchedulerConfig::Easy(EasyConfig::default())
     }
 }
 
-/// Run-time predictions asked of a scheduler that does not use them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "prediction window {window}: only the easy scheduler plans with predictions, and the \
-     window must be ≥ 1 (got scheduler {kind})"
-)]
-pub struct PredictionUnsupported {
-    pub kind: SchedulerKind,
-    pub window: u32,
+impl std::str::FromStr for SchedulerConfig {
+    type Err = String;
+
+    /// A scheduler's name (`easy`) or an inline table (`{ kind = "easy", … }`).
+    fn from_str(s: &str) -> Result<SchedulerConfig, String> {
+        SchedulerConfig::parse_named_or_table(s)
+    }
+}
+
+impl SchedulerConfig {
+    /// A fresh scheduler for a workload of `jobs` jobs.
+    pub fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
+        self.get().build(jobs)
+    }
 }
 
 /// When a running job is expected to end, as of `now`: `start + estimate`. A job that

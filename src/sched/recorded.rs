@@ -5,6 +5,25 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// `{ kind = "recorded" }`: no parameters.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedConfig {}
+
+impl super::SchedulerSetup for RecordedConfig {
+    fn build(&self, _jobs: usize) -> Box<dyn Scheduler + Send> {
+        Box::new(Recorded::default())
+    }
+
+    fn promise(&self) -> super::Promise {
+        super::Promise::RecordedStarts
+    }
+
+    fn needs_recorded_waits(&self) -> bool {
+        true
+    }
+}
+
 /// Starts every job exactly its recorded wait time after its (simulated) submission,
 /// ignoring node capacity: the schedule the real system produced. Under rigid replay on
 /// the unchanged platform it reproduces the recorded log (the "recorded log" row of the

@@ -5,7 +5,7 @@
 //! with ties, zero-length jobs, repeated ids, kills and overruns.
 
 use super::profile_oracle::Rng;
-use super::{Conservative, Easy, SchedulerKind, check, expected_end};
+use super::{Conservative, Easy, Promise, check, expected_end};
 use crate::sim::{
     Context, JobIdx, JobRecord, JobState, Scheduler, SimError, SimJob, Submitter, WalltimePolicy,
     simulate,
@@ -378,7 +378,7 @@ fn easy_incremental_equals_full_rescan_and_reference() {
         } else {
             WalltimePolicy::Run
         };
-        let v = check(&a, nodes, SchedulerKind::Easy, w);
+        let v = check(&a, nodes, Promise::ShadowTime, w);
         assert!(v.is_empty(), "seed {seed}: {v:?}");
     }
 }
@@ -406,7 +406,7 @@ fn conservative_equals_reference() {
         } else {
             WalltimePolicy::Run
         };
-        let v = check(&a, nodes, SchedulerKind::Conservative, w);
+        let v = check(&a, nodes, Promise::Reservations, w);
         assert!(v.is_empty(), "seed {seed}: {v:?}");
     }
 }

@@ -19,7 +19,7 @@
 
 use super::draw::{sign_of, unit_of};
 use super::{Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeReport, draws, shake_with};
-use crate::swf::{SwfHeader, SwfRecord};
+use crate::swf::SwfHeader;
 use crate::time::Time;
 use crate::workload::{Job, Workload};
 
@@ -33,7 +33,7 @@ fn job(id: i64, submit: i64, runtime: i64, requested: i64, size: u32) -> Job {
         requested_time: Time::from_secs(requested),
         status: 1,
         recorded_wait: None,
-        swf: SwfRecord::MISSING,
+        swf: None,
     }
 }
 

@@ -117,7 +117,7 @@ pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::swf::{SwfHeader, SwfRecord};
+    use crate::swf::SwfHeader;
     use crate::workload::Job;
 
     #[test]
@@ -132,7 +132,7 @@ mod tests {
             requested_time: s(400),
             status: 1,
             recorded_wait: None,
-            swf: SwfRecord::MISSING,
+            swf: None,
         };
         let w = Workload::new(vec![job], SwfHeader::default());
         let estimate = |speed: f64, scaling| {

@@ -63,8 +63,23 @@ pub enum StatusFilter {
     /// Keep every status.
     #[default]
     All,
-    /// Keep only jobs with one of these statuses.
+    /// Keep only jobs with one of these statuses (sorted, no repeats: see
+    /// [`StatusFilter::only`]).
     Only(Vec<i64>),
+}
+
+impl StatusFilter {
+    /// Keep the jobs with one of `statuses`, in one canonical form (sorted, no repeats),
+    /// so that `[1, 0]` and `[0, 1, 1]` are the same filter, and the same run's identity,
+    /// wherever they are written. An empty list keeps every job.
+    pub fn only(mut statuses: Vec<i64>) -> StatusFilter {
+        if statuses.is_empty() {
+            return StatusFilter::All;
+        }
+        statuses.sort_unstable();
+        statuses.dedup();
+        StatusFilter::Only(statuses)
+    }
 }
 
 /// The cleaning rules applied when turning an SWF trace into a workload. Every field is
@@ -199,7 +214,7 @@ impl CleaningPolicy {
             requested_time: Time::from_secs(requested),
             status: r.status,
             recorded_wait,
-            swf: *r,
+            swf: Some(*r),
         })
     }
 }

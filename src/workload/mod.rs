@@ -1,11 +1,14 @@
-//! Workloads: a [`Workload`] is a list of [`Job`]s sorted by submit time, built from an
-//! SWF trace by explicit, recorded [`CleaningPolicy`] choices.
+//! Workloads: a [`Workload`] is a list of [`Job`]s sorted by submit time. A
+//! [`WorkloadSource`] says where one comes from (an SWF trace cleaned by explicit,
+//! recorded [`CleaningPolicy`] choices) and loads it, with the identity its runs' cache
+//! keys derive from ([`LoadedWorkload`]).
 //!
 //! Also here: finding a trace by archive name ([`TraceLocator`]).
 
 mod archive;
 mod catalog;
 mod clean;
+mod source;
 
 pub use archive::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
@@ -16,6 +19,27 @@ pub use clean::{
     CleaningPolicy, CleaningReport, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter,
     WaitPolicy,
 };
+
+pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
+
+use crate::registry::registry;
+
+registry! {
+    /// Where a workload comes from, with its parameters: a table tagged by `source`.
+    /// Adding a source is a file with its configuration type (implementing
+    /// [`SourceSetup`]) and one line here.
+    pub enum WorkloadSource("workload source", tag = "source"): SourceSetup {
+        /// An SWF trace file (or an archive name), cleaned by a [`CleaningPolicy`].
+        trace::Trace(TraceSource) => "trace",
+    }
+}
+
+impl WorkloadSource {
+    /// Loads the workload.
+    pub fn load(&self, locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
+        self.get().load(locator)
+    }
+}
 
 use crate::swf::{SwfHeader, SwfRecord};
 use crate::time::Time;
@@ -37,8 +61,9 @@ pub struct Job {
     pub status: i64,
     /// Recorded wait time, `None` where the trace has none (−1).
     pub recorded_wait: Option<Time>,
-    /// The original SWF line, every other field kept.
-    pub swf: SwfRecord,
+    /// The SWF line it came from, every other field kept (`None` for a job that has
+    /// none, e.g. a generated one).
+    pub swf: Option<SwfRecord>,
 }
 
 /// Jobs sorted by (submit time, job id), with the header of the trace they came from.

@@ -13,7 +13,7 @@
 
 use campaign::platform::PlatformChange;
 use campaign::run::{RunOptions, RunResult, run};
-use campaign::sched::SchedulerKind;
+use campaign::sched::SchedulerConfig;
 use campaign::sim::{JobState, Semantics, WalltimePolicy, WalltimeScaling};
 use campaign::swf::{ParseOptions, SwfHeader, SwfRecord, SwfTrace, parse_bytes, write_swf};
 use campaign::time::Time;
@@ -129,7 +129,7 @@ fn workload(specs: &[JobSpec]) -> Workload {
                 status: 1,
                 // Some recorded wait (for the `recorded` scheduler), varied by job.
                 recorded_wait: Some(Time::from_secs((s.submit * 7 + id * 13) % 1_000)),
-                swf: SwfRecord {
+                swf: Some(SwfRecord {
                     job: id,
                     submit: s.submit,
                     run: s.runtime,
@@ -139,7 +139,7 @@ fn workload(specs: &[JobSpec]) -> Workload {
                     status: 1,
                     user: s.user,
                     ..SwfRecord::MISSING
-                },
+                }),
             }
         })
         .collect();
@@ -149,21 +149,20 @@ fn workload(specs: &[JobSpec]) -> Workload {
 fn simulate(
     w: &Workload,
     nodes: u32,
-    scheduler: SchedulerKind,
+    scheduler: &SchedulerConfig,
     walltime: WalltimePolicy,
     walltime_scaling: WalltimeScaling,
     speed: f64,
 ) -> RunResult {
     let options = RunOptions {
-        nodes: Some(i64::from(nodes)),
         change: PlatformChange::new(speed, 1.0).unwrap(),
-        scheduler,
+        scheduler: scheduler.clone(),
         semantics: Semantics {
             walltime,
             walltime_scaling,
         },
         check: true,
-        ..RunOptions::default()
+        ..RunOptions::on(nodes)
     };
     run(w, &options).unwrap_or_else(|e| {
         panic!("{scheduler}, walltime {walltime}, scaling {walltime_scaling}, speed {speed}: {e}")
@@ -172,13 +171,15 @@ fn simulate(
 
 /// Every combination of scheduler, walltime policy, walltime scaling and speed.
 fn every_setting()
--> impl Iterator<Item = (SchedulerKind, WalltimePolicy, WalltimeScaling, f64, i64)> {
-    SchedulerKind::ALL.iter().flat_map(|&kind| {
+-> impl Iterator<Item = (SchedulerConfig, WalltimePolicy, WalltimeScaling, f64, i64)> {
+    SchedulerConfig::defaults().into_iter().flat_map(|kind| {
         POLICIES.into_iter().flat_map(move |policy| {
+            let kind = kind.clone();
             SCALINGS.into_iter().flat_map(move |scaling| {
+                let kind = kind.clone();
                 SPEEDS
                     .into_iter()
-                    .map(move |(speed, mult)| (kind, policy, scaling, speed, mult))
+                    .map(move |(speed, mult)| (kind.clone(), policy, scaling, speed, mult))
             })
         })
     })
@@ -191,7 +192,7 @@ fn check_run(
     w: &Workload,
     nodes: u32,
     (kind, policy, scaling, speed, mult): (
-        SchedulerKind,
+        SchedulerConfig,
         WalltimePolicy,
         WalltimeScaling,
         f64,
@@ -200,7 +201,7 @@ fn check_run(
 ) -> Result<(), TestCaseError> {
     let what =
         format!("{kind}, walltime {policy}, scaling {scaling}, speed {speed}, {nodes} nodes");
-    let r = simulate(w, nodes, kind, policy, scaling, speed);
+    let r = simulate(w, nodes, &kind, policy, scaling, speed);
     let violations = r
         .violations
         .as_deref()
@@ -289,9 +290,9 @@ proptest! {
         let w = workload(&specs);
         let nodes: u32 = specs.iter().map(|s| s.size).sum();
         for (kind, policy, scaling, speed, _) in every_setting() {
-            let r = simulate(&w, nodes, kind, policy, scaling, speed);
+            let r = simulate(&w, nodes, &kind, policy, scaling, speed);
             for (rec, job) in r.output.records.iter().zip(w.jobs()) {
-                let expected = if kind == SchedulerKind::Recorded {
+                let expected = if kind.name() == "recorded" {
                     job.recorded_wait
                 } else {
                     Some(Time::ZERO)
@@ -312,7 +313,7 @@ proptest! {
         let w = workload(&specs);
         for policy in POLICIES {
             for (speed, _) in SPEEDS {
-                let r = simulate(&w, nodes, SchedulerKind::Fcfs, policy, WalltimeScaling::Keep, speed);
+                let r = simulate(&w, nodes, &"fcfs".parse().unwrap(), policy, WalltimeScaling::Keep, speed);
                 let mut started: Vec<_> = r
                     .output
                     .records

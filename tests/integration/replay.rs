@@ -19,9 +19,9 @@ use crate::common::trace_path;
 use campaign::platform::Platform;
 use campaign::replay::{Delimitation, Delimiter, Dependencies, ReplayModel, SessionGraph};
 use campaign::run::{RunOptions, run};
-use campaign::sched::SchedulerKind;
+use campaign::sched::SchedulerConfig;
 use campaign::sim::{JobIdx, JobState, Semantics, Submitter, WalltimePolicy, prepare, simulate};
-use campaign::swf::{ParseOptions, SwfHeader, SwfRecord, read_path};
+use campaign::swf::{ParseOptions, SwfHeader, read_path};
 use campaign::time::Time;
 use campaign::workload::{CleaningPolicy, Job, Workload};
 use proptest::prelude::*;
@@ -194,7 +194,7 @@ impl Submitter for NaiveReplay {
 fn naive_submits(
     workload: &Workload,
     nodes: u32,
-    scheduler: SchedulerKind,
+    scheduler: SchedulerConfig,
     walltime: WalltimePolicy,
     mut replay: NaiveReplay,
 ) -> Vec<Time> {
@@ -210,29 +210,33 @@ fn naive_submits(
 }
 
 fn feedback(d: Delimitation, dependencies: Dependencies) -> ReplayModel {
-    ReplayModel::Feedback {
+    ReplayModel::Feedback(campaign::replay::FeedbackConfig {
         delimitation: d,
         dependencies,
-    }
+    })
+}
+
+/// The scheduler of this name, with default parameters.
+fn sched(name: &str) -> SchedulerConfig {
+    SchedulerConfig::named(name).expect("a scheduler")
 }
 
 /// Submit times under the library's replay.
 fn library_submits(
     workload: &Workload,
     nodes: u32,
-    scheduler: SchedulerKind,
+    scheduler: SchedulerConfig,
     walltime: WalltimePolicy,
     replay: ReplayModel,
 ) -> Vec<Time> {
     let options = RunOptions {
-        nodes: Some(i64::from(nodes)),
         scheduler,
         semantics: Semantics {
             walltime,
             ..Semantics::default()
         },
         replay,
-        ..RunOptions::default()
+        ..RunOptions::on(nodes)
     };
     let result = run(workload, &options).expect("library replay runs");
     result.output.records.iter().map(|r| r.submit).collect()
@@ -316,8 +320,13 @@ fn partitions_and_both_dependency_sets_match_the_naive_replay_on_real_traces() {
 
             for (deps, edges) in [(Dependencies::All, true), (Dependencies::Reduced, false)] {
                 let model = feedback(d, deps);
-                let lib =
-                    library_submits(&w, nodes, SchedulerKind::Easy, WalltimePolicy::Kill, model);
+                let lib = library_submits(
+                    &w,
+                    nodes,
+                    sched("easy"),
+                    WalltimePolicy::Kill,
+                    model.clone(),
+                );
                 let replay = NaiveReplay::new(&w, naive.clone(), |u, s| {
                     if edges {
                         all_pairs(s)
@@ -325,8 +334,7 @@ fn partitions_and_both_dependency_sets_match_the_naive_replay_on_real_traces() {
                         library_reduced(&graph, u)
                     }
                 });
-                let naive =
-                    naive_submits(&w, nodes, SchedulerKind::Easy, WalltimePolicy::Kill, replay);
+                let naive = naive_submits(&w, nodes, sched("easy"), WalltimePolicy::Kill, replay);
                 let differ = lib.iter().zip(&naive).filter(|(a, b)| a != b).count();
                 assert_eq!(
                     differ, 0,
@@ -353,9 +361,9 @@ fn recorded_scheduler_resubmits_every_job_at_its_recorded_time() {
                     let got = library_submits(
                         &w,
                         nodes,
-                        SchedulerKind::Recorded,
+                        sched("recorded"),
                         WalltimePolicy::Run,
-                        model,
+                        model.clone(),
                     );
                     assert!(
                         got == recorded,
@@ -387,7 +395,7 @@ fn workload(specs: &[Spec]) -> Workload {
             requested_time: Time::from_secs(run + 10),
             status: 1,
             recorded_wait: Some(Time::from_secs(wait)),
-            swf: SwfRecord::MISSING,
+            swf: None,
         })
         .collect();
     Workload::new(jobs, SwfHeader::default())
@@ -428,13 +436,12 @@ proptest! {
     ) {
         let w = workload(&specs);
         let deps = if all { Dependencies::All } else { Dependencies::Reduced };
-        let sched = SchedulerKind::ALL[sched];
+        let sched = SchedulerConfig::defaults()[sched].clone();
         let options = RunOptions {
-            nodes: Some(3),
-            scheduler: sched,
+            scheduler: sched.clone(),
             replay: feedback(d, deps),
             check: true,
-            ..RunOptions::default()
+            ..RunOptions::on(3)
         };
         let result = run(&w, &options).expect("runs");
         let records = &result.output.records;
@@ -493,15 +500,8 @@ fn reduced_and_all_dependencies_differ_when_a_later_session_catches_up() {
     let ids: Vec<i64> = w.jobs().iter().map(|j| j.id).collect();
     assert_eq!(ids, [1, 4, 2, 3], "workload order is (submit, id)");
     let d = delim(Delimiter::Arrival, 0.0);
-    let submits = |deps| {
-        library_submits(
-            &w,
-            1,
-            SchedulerKind::Fcfs,
-            WalltimePolicy::Run,
-            feedback(d, deps),
-        )
-    };
+    let submits =
+        |deps| library_submits(&w, 1, sched("fcfs"), WalltimePolicy::Run, feedback(d, deps));
     let s = Time::from_secs;
     assert_eq!(
         submits(Dependencies::Reduced),
@@ -518,13 +518,13 @@ fn recorded_scheduler_reproduces_the_recorded_log_metrics() {
     for name in REAL {
         let (w, nodes) = real(name);
         let options = RunOptions {
-            scheduler: SchedulerKind::Recorded,
+            scheduler: sched("recorded"),
             semantics: Semantics {
                 walltime: WalltimePolicy::Run,
                 ..Semantics::default()
             },
             check: true,
-            ..RunOptions::default()
+            ..RunOptions::on(nodes)
         };
         let result = run(&w, &options).expect("runs");
         let (recorded, missing) = campaign::metrics::recorded_metrics(&w, nodes);
@@ -552,13 +552,12 @@ fn a_session_released_within_an_instant_queues_after_that_instants_jobs() {
         (2, 0, 0, 100, 1),
         (3, 0, 0, 10, 2),
     ]);
-    for (scheduler, start) in [(SchedulerKind::Fcfs, 110), (SchedulerKind::Easy, 0)] {
+    for (scheduler, start) in [(sched("fcfs"), 110), (sched("easy"), 0)] {
         let options = RunOptions {
-            nodes: Some(2),
-            scheduler,
+            scheduler: scheduler.clone(),
             replay: ReplayModel::arrival(0),
             check: true,
-            ..RunOptions::default()
+            ..RunOptions::on(2)
         };
         let result = run(&w, &options).expect("runs");
         assert_eq!(result.violations.as_deref(), Some(&[][..]), "{scheduler}");
@@ -591,13 +590,7 @@ fn negative_times_replay_unclamped() {
     let w = workload(&[(1, -10_000, 0, 100, 1), (1, -5_000, 0, 100, 1)]);
     for deps in [Dependencies::Reduced, Dependencies::All] {
         let d = delim(Delimiter::Arrival, 0.0);
-        let got = library_submits(
-            &w,
-            4,
-            SchedulerKind::Fcfs,
-            WalltimePolicy::Run,
-            feedback(d, deps),
-        );
+        let got = library_submits(&w, 4, sched("fcfs"), WalltimePolicy::Run, feedback(d, deps));
         assert_eq!(
             got,
             [Time::from_secs(-10_000), Time::from_secs(-5_000)],

@@ -85,7 +85,7 @@ fn has_size(r: &SwfRecord) -> bool {
 fn cleaned(name: &str) -> Vec<SwfRecord> {
     let trace = read_path(&trace_path(name), ParseOptions::default()).unwrap();
     let (workload, _) = CleaningPolicy::default().apply(&trace);
-    workload.jobs().iter().map(|j| j.swf).collect()
+    workload.jobs().iter().filter_map(|j| j.swf).collect()
 }
 
 /// Recorded finish, whole seconds (the trace must know the wait).

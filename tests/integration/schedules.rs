@@ -725,5 +725,7 @@ fn predictions_need_easy() {
         .args(["--scheduler", "fcfs", "--prediction-window", "2"])
         .assert()
         .failure()
-        .stderr(predicates::str::contains("only the easy scheduler"));
+        .stderr(predicates::str::contains(
+            "--prediction-window 2: scheduler fcfs takes no prediction window",
+        ));
 }

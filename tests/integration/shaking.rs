@@ -6,7 +6,6 @@
 use crate::common::{campaign, trace_path};
 use campaign::platform::PlatformChange;
 use campaign::run::{DrawSeeds, RunOptions, perturb, run};
-use campaign::sched::SchedulerKind;
 use campaign::shake::{
     ArrivalScale, Attribute, JobEdit, KillClock, Limits, Mode, ShakeConfig, Transform,
     offered_load, shake,
@@ -155,13 +154,13 @@ fn runtime_shaking_respects_the_walltime_policy() {
 }
 
 fn simulate(w: &Workload, walltime: WalltimePolicy) -> f64 {
+    let nodes = w.recorded_platform_size().expect("the header's node count");
     let options = RunOptions {
-        scheduler: SchedulerKind::Easy,
         semantics: Semantics {
             walltime,
             ..Semantics::default()
         },
-        ..RunOptions::default()
+        ..RunOptions::on(nodes)
     };
     run(w, &options).unwrap().metrics.bounded_slowdown_mean
 }
@@ -512,20 +511,21 @@ fn shaken_runs_keep_the_unshaken_transform_draws() {
         ..Transform::default()
     };
     let c = config(Attribute::Interarrival, Mode::Absolute, 300.0, 100.0);
-    let mut params = campaign::campaign::key::RunParams {
-        trace_blake3: "ab".repeat(32),
-        cleaning: CleaningPolicy::default(),
+    let mut params = campaign::run::RunDescription {
+        workload: campaign::workload::WorkloadIdentity::Trace {
+            trace_blake3: "ab".repeat(32),
+            cleaning: CleaningPolicy::default(),
+        },
         nodes: 100,
-        scheduler: SchedulerKind::Easy,
+        scheduler: campaign::sched::SchedulerConfig::default(),
         change: NONE,
         semantics: KILL,
-        replay: campaign::replay::ReplayModel::Rigid,
-        prediction: None,
+        replay: campaign::replay::ReplayModel::default(),
         transform: t.clone(),
         shake: None,
         seed: 0,
     };
-    let estimates = |params: &campaign::campaign::key::RunParams| {
+    let estimates = |params: &campaign::run::RunDescription| {
         let shake = params.shake;
         let (w, _) = perturb(&w, &t, shake.as_ref(), 100, NONE, KILL, params.draw_seeds()).unwrap();
         let by_id: BTreeMap<i64, (Time, Time)> = w

@@ -1,11 +1,21 @@
-//! One simulation run, end to end: workload → platform → simulator + scheduler + replay
-//! → records → metrics. [`RunOptions`] holds every choice; [`RunResult`] everything
-//! produced. The campaign runner repeats this for each grid point.
+//! One simulation run, end to end: workload → transform and shaking → platform →
+//! simulator + scheduler + replay → records → metrics.
+//!
+//! A run is described once, resolved, by a [`RunDescription`] (built from a
+//! [`RunRequest`] and the loaded workload by [`RunRequest::resolve`]): the campaign
+//! runner and `campaign simulate` build it through the same code, its canonical encoding
+//! is the cache key, and [`RunDescription::simulate`] runs it. [`run`] simulates an
+//! already transformed workload under [`RunOptions`]; [`RunResult`] is everything
+//! produced.
+
+mod description;
+
+pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, Simulation};
 
 use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, lateness_by_user};
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
-use crate::sched::{PredictionUnsupported, SchedulerKind, Violation, check_with};
+use crate::sched::{SchedulerConfig, Violation, check};
 use crate::shake::{
     KillClock, Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError,
 };
@@ -13,35 +23,34 @@ use crate::sim::{
     JobIdx, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
 };
 use crate::workload::Workload;
-use serde::Serialize;
 
-/// Everything that defines a run besides the workload.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+/// How to simulate a workload (after its transforms and shaking): platform, scheduler,
+/// semantics, replay model. Built from a [`RunDescription`] by
+/// [`RunDescription::simulate`]; tests build it directly.
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunOptions {
-    /// Node count of the unchanged platform; `None`: the trace header's.
-    pub nodes: Option<i64>,
+    /// Node count of the unchanged platform.
+    pub nodes: u32,
     pub change: PlatformChange,
-    pub scheduler: SchedulerKind,
+    pub scheduler: SchedulerConfig,
     pub semantics: Semantics,
     pub replay: ReplayModel,
-    /// EASY plans with run-time predictions from each user's last this many jobs.
-    pub prediction: Option<u32>,
     /// Run the invariant checker on the records.
     pub check: bool,
     /// Give up after this much wall-clock time (not part of the run's identity).
-    #[serde(skip)]
     pub time_limit: Option<std::time::Duration>,
 }
 
-impl Default for RunOptions {
-    fn default() -> RunOptions {
+impl RunOptions {
+    /// `nodes` nodes, no platform change, the default scheduler, semantics and replay
+    /// model, no check, no time limit.
+    pub fn on(nodes: u32) -> RunOptions {
         RunOptions {
-            nodes: None,
+            nodes,
             change: PlatformChange::NONE,
-            scheduler: SchedulerKind::default(),
+            scheduler: SchedulerConfig::default(),
             semantics: Semantics::default(),
             replay: ReplayModel::default(),
-            prediction: None,
             check: false,
             time_limit: None,
         }
@@ -51,7 +60,7 @@ impl Default for RunOptions {
 /// What a run produced.
 #[derive(Clone, Debug)]
 pub struct RunResult {
-    /// The unchanged platform (the trace's, or `--nodes`).
+    /// The unchanged platform.
     pub base_platform: Platform,
     /// The simulated platform.
     pub platform: Platform,
@@ -78,8 +87,10 @@ pub enum RunError {
     Sim(#[from] SimError),
     #[error("the workload has more than {} jobs", JobIdx::MAX)]
     TooManyJobs,
-    #[error(transparent)]
-    Prediction(#[from] PredictionUnsupported),
+    #[error("seed 0 is the unshaken run; a shaken run needs a seed ≥ 1")]
+    ShakenWithoutSeed,
+    #[error("seed {0}: only a shaken run draws by seed number; without shaking give seed 0")]
+    SeedWithoutShaking(u64),
     #[error(transparent)]
     Transform(#[from] TransformError),
     #[error(transparent)]
@@ -129,17 +140,10 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     if workload.len() > JobIdx::MAX as usize {
         return Err(RunError::TooManyJobs);
     }
-    let nodes = match options.nodes {
-        Some(n) => n,
-        None => i64::from(
-            workload
-                .recorded_platform_size()
-                .ok_or(RunError::NoPlatformSize)?,
-        ),
-    };
-    let base_platform = Platform::new(nodes, 1.0)?;
+    let base_platform = Platform::new(i64::from(options.nodes), 1.0)?;
     let platform = base_platform.changed(options.change)?;
-    if options.scheduler == SchedulerKind::Recorded
+    let setup = options.scheduler.get();
+    if setup.needs_recorded_waits()
         && let Some(j) = workload.jobs().iter().find(|j| j.recorded_wait.is_none())
     {
         return Err(ReplayError::NoWait {
@@ -153,9 +157,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         .into());
     }
     let jobs = prepare(workload, platform, options.semantics);
-    let mut scheduler = options
-        .scheduler
-        .build_predicting(jobs.len(), options.prediction)?;
+    let mut scheduler = setup.build(jobs.len());
     let mut replay = options.replay.submitter(workload)?;
     let output = simulate_within(
         &jobs,
@@ -169,12 +171,11 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
     let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
     let violations = options.check.then(|| {
-        check_with(
+        check(
             &output.records,
             platform.nodes,
-            options.scheduler,
+            setup.promise(),
             options.semantics.walltime,
-            options.prediction.is_some(),
         )
     });
     Ok(RunResult {

@@ -1,12 +1,20 @@
 //! Spec parsing and grid expansion on small specs written here.
 
-use super::{AxisName, Grid, Spec, SpecError, expand, parse};
+use super::{Axis, AxisName, Spec, SpecError, parse};
+use crate::campaign::{Grid, expand};
+use crate::workload::WorkloadSource;
 use std::path::Path;
 
 fn load(text: &str) -> Result<(Spec, Grid), SpecError> {
     let spec = parse(text, "t.toml", Path::new("/specs"))?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
+}
+
+/// The trace a workload variant names.
+fn trace(spec: &Spec, i: usize) -> &str {
+    let WorkloadSource::Trace(t) = &spec.workloads[i].1.source;
+    &t.trace
 }
 
 fn err(text: &str) -> SpecError {
@@ -25,11 +33,11 @@ fn runs(text: &str) -> Vec<String> {
             let l = r.labels(&spec);
             format!(
                 "{}/{}/{}/{}/{}",
-                l.workload,
+                &l[Axis::Workload],
                 l.experiment.as_deref().unwrap_or("-"),
-                l.scheduler,
-                l.platform,
-                l.replay
+                &l[Axis::Scheduler],
+                &l[Axis::Platform],
+                &l[Axis::Replay]
             )
         })
         .collect()
@@ -76,10 +84,11 @@ fn product_in_listed_order_last_fastest_with_experiments_filling_axes() {
     assert_eq!(runs(BASE).len(), 8);
     let (spec, _) = load(BASE).unwrap();
     assert_eq!(
-        spec.workloads[1].1.trace, "/specs/traces/B.swf",
+        trace(&spec, 1),
+        "/specs/traces/B.swf",
         "paths are spec-relative"
     );
-    assert_eq!(spec.workloads[0].1.trace, "A-1", "archive names stay names");
+    assert_eq!(trace(&spec, 0), "A-1", "archive names stay names");
     assert_eq!(spec.platforms[1].1.speed, 0.5);
 }
 
@@ -167,7 +176,12 @@ fn typos_are_errors_naming_key_and_line() {
     assert_eq!(e.at.map(|a| a.0), Some(19));
     // Unknown choice values.
     let e = err(&BASE.replace("kind = \"fcfs\"", "kind = \"fifo\""));
-    assert!(e.message.contains("unknown scheduler \"fifo\""), "{e}");
+    assert!(
+        e.message
+            .contains("scheduler \"fcfs\": unknown variant `fifo`, expected one of `fcfs`"),
+        "{e}"
+    );
+    assert_eq!(e.at.map(|a| a.0), Some(10));
     let e = err(&BASE.replace("a0 = \"a0\"", "a0 = \"a30\""));
     assert!(e.message.contains("unknown replay model \"a30\""), "{e}");
     assert_eq!(
@@ -198,7 +212,10 @@ fn integer_and_float_factors_are_the_same_value() {
     let a = load(&BASE.replace("speed = 0.5", "speed = 2")).unwrap().0;
     let b = load(&BASE.replace("speed = 0.5", "speed = 2.0")).unwrap().0;
     assert_eq!(a.platforms, b.platforms);
-    assert_eq!(a.variant_names(AxisName::Platform), ["same", "half"]);
+    assert_eq!(
+        a.variant_names(AxisName::Axis(Axis::Platform)),
+        ["same", "half"]
+    );
 }
 
 const SHAKE: &str = r#"
@@ -221,12 +238,22 @@ iat = { attribute = "interarrival", degree = [1, 10], percentage = [3, 100], see
 fn sweeps_expand_variants_named_by_their_values() {
     let (spec, _) = load(SHAKE).unwrap();
     assert_eq!(
-        spec.variant_names(AxisName::Scheduler),
-        ["easy", "pred[k=1]", "pred[k=2]", "pred[k=3]"]
+        spec.variant_names(AxisName::Axis(Axis::Scheduler)),
+        [
+            "easy",
+            "pred[prediction_window=1]",
+            "pred[prediction_window=2]",
+            "pred[prediction_window=3]"
+        ]
     );
-    assert_eq!(spec.schedulers[2].1.prediction, Some(2));
     assert_eq!(
-        spec.variant_names(AxisName::Transform),
+        spec.schedulers[2].1,
+        "{ kind = \"easy\", prediction_window = 2 }"
+            .parse()
+            .unwrap()
+    );
+    assert_eq!(
+        spec.variant_names(AxisName::Axis(Axis::Transform)),
         [
             "original",
             "cut",
@@ -236,7 +263,7 @@ fn sweeps_expand_variants_named_by_their_values() {
         ]
     );
     assert_eq!(
-        spec.variant_names(AxisName::Shake),
+        spec.variant_names(AxisName::Axis(Axis::Shake)),
         [
             "none",
             "iat[degree=1,percentage=3]",
@@ -264,10 +291,10 @@ fn studies_are_a_union_of_grids_and_seeds_repeat_runs() {
             let l = r.labels(&spec);
             format!(
                 "{}/{}/{}/{}/{}",
-                l.study.unwrap(),
-                l.scheduler,
-                l.transform,
-                l.shake,
+                l.study.as_deref().unwrap(),
+                &l[Axis::Scheduler],
+                &l[Axis::Transform],
+                &l[Axis::Shake],
                 l.seed
             )
         })
@@ -279,7 +306,7 @@ fn studies_are_a_union_of_grids_and_seeds_repeat_runs() {
     for k in 1..=3 {
         for seed in 0..=2 {
             want.push(format!(
-                "two/pred[k={k}]/original/iat[degree=1,percentage=3]/{seed}"
+                "two/pred[prediction_window={k}]/original/iat[degree=1,percentage=3]/{seed}"
             ));
         }
     }
@@ -302,7 +329,10 @@ fn shake_and_sweep_errors_name_the_line() {
         "kind = \"easy\", prediction_window",
         "kind = \"fcfs\", prediction_window",
     ));
-    assert!(e.message.contains("only kind = \"easy\""), "{e}");
+    assert!(
+        e.message.contains("unknown field `prediction_window`"),
+        "{e}"
+    );
     let e = err(&SHAKE.replace("degree = [1, 10]", "degree = [1, 10], relative_pct = 5"));
     assert!(e.message.contains("only for relative"), "{e}");
     assert_eq!(

@@ -1,0 +1,263 @@
+//! Campaign specs: the TOML a researcher writes ([`parse`]) and its validated form
+//! ([`Spec`]), where every variant is resolved to library values, every reference
+//! checked and every selection resolved to variant indices. Errors name the file, line
+//! and column, and the key.
+//!
+//! By concept: [`raw`] (the serde schema), [`error`] (errors and positions), [`sweep`]
+//! (the sweep mini-language), [`axes`] (the axis vocabulary), [`variants`] (each axis's
+//! variants), [`selections`] (experiments, studies, excludes, includes) and [`tables`]
+//! (tables and published values).
+//!
+//! ```toml
+//! name = "paper2024"                      # results/<name>/
+//! trace_dir = "../shared/traces"          # optional, relative to the spec file
+//!
+//! [workloads.KTH]                         # axis `workload`: named variants
+//! trace = "KTH-SP2-1996-2.1-cln"          # archive name or path
+//! nodes = 100                             # optional (default: the trace header)
+//! size_source = "requested"               # optional cleaning options
+//!
+//! [schedulers]                            # axis `scheduler`: tables tagged by kind
+//! easy = { kind = "easy" }
+//! fcfs = { kind = "fcfs" }
+//! k = { kind = "easy", prediction_window = "1..=5" }   # a sweep: five variants
+//!
+//! [platforms]                             # axis `platform`: changes
+//! same = {}
+//! "perf/2" = { speed = 0.5 }
+//! "infra*2" = { nodes = 2 }
+//!
+//! [semantics]                             # axis `semantics` (default: kill, keep)
+//! batsim = { walltime = "kill", walltime_scaling = "keep" }
+//!
+//! [replays]                               # axis `replay` (default: rigid)
+//! rigid = "rigid"                         # shorthands…
+//! a60 = "a60"
+//! last = { model = "feedback", delimiter = "last", threshold = [30, 60] }  # …or tables
+//!
+//! [experiments]                           # named bundles of values across axes
+//! EASY = { scheduler = "easy", platform = "same" }
+//!
+//! [grid]
+//! vary = ["workload", "experiment", "replay"]   # cartesian product, last fastest
+//! zip = [["workload", "platform"]]              # paired axes advance together
+//!
+//! [[exclude]]                             # drop matching grid points
+//! experiment = "FCFS"
+//! replay = ["a0", "a60"]
+//!
+//! [[include]]                             # extra single runs
+//! workload = "KTH"
+//! scheduler = "recorded"
+//! ```
+
+mod axes;
+mod error;
+mod raw;
+mod selections;
+mod sweep;
+mod tables;
+#[cfg(test)]
+mod tests;
+mod variants;
+
+pub use axes::{AXIS_COUNT, Axis, AxisName, COLUMNS, Choices, PartialChoices};
+pub use error::{At, SpecError};
+pub use selections::{GridDef, Selection};
+pub use tables::{Aggregate, Expected, TableSpec};
+pub use variants::{DEFAULT_VARIANT, ShakeVariant, WorkloadVariant};
+
+use crate::platform::PlatformChange;
+use crate::replay::ReplayModel;
+use crate::run::RunRequest;
+use crate::sched::SchedulerConfig;
+use crate::shake::Transform;
+use crate::sim::Semantics;
+use error::{Source, line_col};
+use raw::RawSpec;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+/// A validated spec: every axis's variants resolved to library values, experiments,
+/// grids, excludes and includes resolved to variant indices, tables checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub file: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// Trace directory named by the spec, resolved against the spec's directory.
+    pub trace_dir: Option<PathBuf>,
+    pub workloads: Vec<(String, WorkloadVariant)>,
+    pub transforms: Vec<(String, Transform)>,
+    pub schedulers: Vec<(String, SchedulerConfig)>,
+    pub platforms: Vec<(String, PlatformChange)>,
+    pub semantics: Vec<(String, Semantics)>,
+    pub replays: Vec<(String, ReplayModel)>,
+    pub shakes: Vec<(String, ShakeVariant)>,
+    /// Each experiment's choice per axis (`None`: it does not set that axis).
+    pub experiments: Vec<(String, PartialChoices)>,
+    /// The axes whose table the file writes (the others have one default variant).
+    pub defined: Vec<AxisName>,
+    /// The grids: the spec's `[grid]`, or one per `[[study]]`.
+    pub grids: Vec<GridDef>,
+    pub excludes: Vec<Selection>,
+    pub includes: Vec<Selection>,
+    pub tables: Vec<TableSpec>,
+}
+
+impl Spec {
+    /// An error at a place of the spec file.
+    pub fn error(&self, at: At, message: impl Into<String>) -> SpecError {
+        SpecError {
+            file: self.file.clone(),
+            at,
+            message: message.into(),
+        }
+    }
+
+    /// Variant names of an axis, in order (one `default` variant where the spec defines
+    /// none and the axis has a default).
+    pub fn variant_names(&self, axis: AxisName) -> Vec<&str> {
+        fn names<T>(v: &[(String, T)]) -> Vec<&str> {
+            v.iter().map(|(n, _)| n.as_str()).collect()
+        }
+        match axis {
+            AxisName::Axis(Axis::Workload) => names(&self.workloads),
+            AxisName::Axis(Axis::Transform) => names(&self.transforms),
+            AxisName::Axis(Axis::Scheduler) => names(&self.schedulers),
+            AxisName::Axis(Axis::Platform) => names(&self.platforms),
+            AxisName::Axis(Axis::Semantics) => names(&self.semantics),
+            AxisName::Axis(Axis::Replay) => names(&self.replays),
+            AxisName::Axis(Axis::Shake) => names(&self.shakes),
+            AxisName::Experiment => names(&self.experiments),
+        }
+    }
+
+    /// Whether the spec file defines the axis's table.
+    pub fn defines(&self, axis: AxisName) -> bool {
+        self.defined.contains(&axis)
+    }
+
+    /// What one grid run asks for: its variants' values. The seed-0 run of a shaking
+    /// variant is its unshaken baseline.
+    pub fn request(&self, run: &crate::campaign::GridRun) -> RunRequest {
+        let c = &run.choices;
+        RunRequest {
+            nodes: self.workloads[c[Axis::Workload]].1.nodes,
+            change: self.platforms[c[Axis::Platform]].1,
+            scheduler: self.schedulers[c[Axis::Scheduler]].1.clone(),
+            semantics: self.semantics[c[Axis::Semantics]].1,
+            replay: self.replays[c[Axis::Replay]].1.clone(),
+            transform: self.transforms[c[Axis::Transform]].1.clone(),
+            shake: self.shakes[c[Axis::Shake]]
+                .1
+                .config
+                .filter(|_| run.seed > 0),
+            seed: run.seed,
+        }
+    }
+
+    /// Whether the run's shaking variant repeats it over seeds (its seed-0 run is then
+    /// a baseline).
+    pub fn seeded(&self, run: &crate::campaign::GridRun) -> bool {
+        !self.shakes[run.choices[Axis::Shake]].1.seeds.is_empty()
+    }
+}
+
+/// Parses and validates a spec; `file` names it in errors, relative paths in it are
+/// relative to `dir`.
+pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
+    let src = Source { file, text };
+    let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
+        file: file.to_string(),
+        at: e.span().map(|s| line_col(text, s.start)),
+        message: e.message().trim().to_string(),
+    })?;
+    let name = raw.name.get_ref();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        || name.starts_with('.')
+    {
+        return Err(src.error(
+            Some(raw.name.span()),
+            format!(
+                "name {name:?} must be a non-empty file name of letters, digits, '-', '_' and '.' \
+                 (it names the results directory)"
+            ),
+        ));
+    }
+    variants::check_unique(src, &raw)?;
+    let mut spec = Spec {
+        file: file.to_string(),
+        name: name.clone(),
+        description: raw.description.clone(),
+        trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
+        workloads: variants::workloads(src, &raw, dir)?,
+        transforms: variants::transforms(src, &raw)?,
+        schedulers: variants::schedulers(src, &raw)?,
+        platforms: variants::platforms(src, &raw)?,
+        semantics: variants::semantics(&raw),
+        replays: variants::replays(src, &raw)?,
+        shakes: variants::shakes(src, &raw)?,
+        experiments: Vec::new(),
+        defined: variants::defined(&raw),
+        grids: Vec::new(),
+        excludes: Vec::new(),
+        includes: Vec::new(),
+        tables: Vec::new(),
+    };
+    variants::check_swept_names(src, &spec)?;
+    spec.experiments = selections::experiments(src, &raw, &spec)?;
+    spec.grids = selections::grids(src, &raw, &spec)?;
+    spec.excludes = selections::excludes(src, &raw, &spec)?;
+    spec.includes = selections::includes(src, &raw, &spec)?;
+    spec.tables = tables::tables(src, &raw, &spec)?;
+    Ok(spec)
+}
+
+/// The variants `name` selects on `axis`: the variant of that name, else every variant
+/// a sweep made of it (`name[…]`).
+fn find_all(
+    src: Source<'_>,
+    spec: &Spec,
+    axis: AxisName,
+    name: &Spanned<String>,
+) -> Result<Vec<usize>, SpecError> {
+    let names = spec.variant_names(axis);
+    if let Some(i) = names.iter().position(|n| *n == name.get_ref()) {
+        return Ok(vec![i]);
+    }
+    let prefix = format!("{}[", name.get_ref());
+    let all: Vec<usize> = (0..names.len())
+        .filter(|&i| names[i].starts_with(&prefix))
+        .collect();
+    if all.is_empty() {
+        return find(src, spec, axis, name).map(|i| vec![i]);
+    }
+    Ok(all)
+}
+
+/// The index of variant `name` of `axis`, or an error naming the valid ones.
+fn find(
+    src: Source<'_>,
+    spec: &Spec,
+    axis: AxisName,
+    name: &Spanned<String>,
+) -> Result<usize, SpecError> {
+    let names = spec.variant_names(axis);
+    names
+        .iter()
+        .position(|n| *n == name.get_ref())
+        .ok_or_else(|| {
+            src.error(
+                Some(name.span()),
+                format!(
+                    "unknown {axis} variant {:?}; the spec defines: {}",
+                    name.get_ref(),
+                    names.join(", ")
+                ),
+            )
+        })
+}

@@ -1,0 +1,206 @@
+//! Sweeps: a number field of a variant written as a list (`[1, 2, 5]`) or a range
+//! (`"1..=40"`, `"0.5..=0.95 step 0.01"`) expands the variant into one per value,
+//! named `name[field=value,…]` ([`expand_variant`] for named fields, [`expand_table`]
+//! for every number field of a typed configuration's table).
+
+use super::error::{Source, SpecError};
+use toml::Spanned;
+
+/// The values of a number field: a number, a list of numbers, or a range string
+/// `"A..=B"` (step 1) or `"A..=B step S"`. `None` for a single number (not a sweep).
+pub fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> {
+    let number = |v: &toml::Value| {
+        v.as_float()
+            .or_else(|| v.as_integer().map(|i| i as f64))
+            .ok_or_else(|| format!("expected a number, got {v}"))
+    };
+    match v {
+        toml::Value::Array(items) => {
+            let values = items.iter().map(number).collect::<Result<Vec<_>, _>>()?;
+            if values.is_empty() {
+                return Err("an empty list of values".into());
+            }
+            Ok((values, true))
+        }
+        toml::Value::String(text) => parse_range(text).map(|v| (v, true)),
+        v => Ok((vec![number(v)?], false)),
+    }
+}
+
+/// `"A..=B"` or `"A..=B step S"`: A, A+S, … up to B (inclusive, within 1e-9·S), each
+/// rounded to 9 decimals so that 0.5 + 3 × 0.05 prints as 0.65.
+fn parse_range(text: &str) -> Result<Vec<f64>, String> {
+    let bad = || format!("{text:?} is not a range: write \"A..=B\" or \"A..=B step S\"");
+    let (range, step) = match text.split_once(" step ") {
+        Some((r, st)) => (r, st.trim().parse::<f64>().map_err(|_| bad())?),
+        None => (text, 1.0),
+    };
+    let (a, b) = range.split_once("..=").ok_or_else(bad)?;
+    let a: f64 = a.trim().parse().map_err(|_| bad())?;
+    let b: f64 = b.trim().parse().map_err(|_| bad())?;
+    if !(a.is_finite() && b.is_finite() && step.is_finite() && step > 0.0 && a <= b) {
+        return Err(format!("{text:?}: need finite A ≤ B and a step > 0"));
+    }
+    let n = ((b - a) / step + 1e-9).floor() as usize + 1;
+    if n > 1_000_000 {
+        return Err(format!("{text:?} has more than 1,000,000 values"));
+    }
+    let whole = [a, b, step].iter().all(|x| x.fract() == 0.0);
+    Ok((0..n)
+        .map(|i| {
+            let x = a + i as f64 * step;
+            // Rounding away float noise would spoil large whole numbers (seeds).
+            if whole { x } else { (x * 1e9).round() / 1e9 }
+        })
+        .collect())
+}
+
+/// One variant of a sweep: its name and the value of each field.
+pub type Expanded = (String, Vec<Option<f64>>);
+
+/// Expands variant `name` over its swept fields (cartesian product, last fastest). Each
+/// result is named `name[f=v,…]` (swept fields only; plain `name` if none) and carries
+/// one value per field (`None` where the field is absent).
+pub fn expand_variant(
+    src: Source<'_>,
+    name: &Spanned<String>,
+    fields: &[(&str, Option<&Spanned<toml::Value>>)],
+) -> Result<Vec<Expanded>, SpecError> {
+    let mut out: Vec<(Vec<String>, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
+    for (field, value) in fields {
+        let Some(value) = value else {
+            out.iter_mut().for_each(|(_, v)| v.push(None));
+            continue;
+        };
+        let (values, swept) = sweep_values(value.get_ref()).map_err(|e| {
+            src.error(
+                Some(value.span()),
+                format!("{:?}: {field}: {e}", name.get_ref()),
+            )
+        })?;
+        out = out
+            .into_iter()
+            .flat_map(|(labels, chosen)| {
+                values.iter().map(move |&x| {
+                    let mut labels = labels.clone();
+                    if swept {
+                        labels.push(format!("{field}={x}"));
+                    }
+                    let mut chosen = chosen.clone();
+                    chosen.push(Some(x));
+                    (labels, chosen)
+                })
+            })
+            .collect();
+    }
+    Ok(out
+        .into_iter()
+        .map(|(labels, chosen)| {
+            let n = if labels.is_empty() {
+                name.get_ref().clone()
+            } else {
+                format!("{}[{}]", name.get_ref(), labels.join(","))
+            };
+            (n, chosen)
+        })
+        .collect())
+}
+
+/// Whether a value of a configuration table is a sweep: a list of numbers, or a string
+/// that is a range (`"A..=B"`, `"A..=B step S"`).
+fn is_sweep(v: &toml::Value) -> bool {
+    match v {
+        toml::Value::Array(items) => {
+            !items.is_empty() && items.iter().all(|i| i.is_integer() || i.is_float())
+        }
+        toml::Value::String(s) => s.contains("..="),
+        _ => false,
+    }
+}
+
+/// A number as TOML writes it: an integer when whole (so integer fields accept it).
+fn number(x: f64) -> toml::Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        toml::Value::Integer(x as i64)
+    } else {
+        toml::Value::Float(x)
+    }
+}
+
+/// Expands a typed configuration's table (a scheduler, a replay model, …) over every
+/// field written as a sweep (cartesian product in field order, last fastest); each
+/// result is named as [`expand_variant`] names them.
+pub fn expand_table(
+    src: Source<'_>,
+    name: &Spanned<String>,
+    table: &toml::Table,
+    span: std::ops::Range<usize>,
+) -> Result<Vec<(String, toml::Table)>, SpecError> {
+    let mut out: Vec<(Vec<String>, toml::Table)> = vec![(Vec::new(), table.clone())];
+    for (field, value) in table {
+        if !is_sweep(value) {
+            continue;
+        }
+        let (values, _) = sweep_values(value).map_err(|e| {
+            src.error(
+                Some(span.clone()),
+                format!("{:?}: {field}: {e}", name.get_ref()),
+            )
+        })?;
+        out = out
+            .into_iter()
+            .flat_map(|(labels, t)| {
+                values.iter().map(move |&x| {
+                    let mut labels = labels.clone();
+                    labels.push(format!("{field}={x}"));
+                    let mut t = t.clone();
+                    t.insert(field.clone(), number(x));
+                    (labels, t)
+                })
+            })
+            .collect();
+    }
+    Ok(out
+        .into_iter()
+        .map(|(labels, t)| {
+            let n = if labels.is_empty() {
+                name.get_ref().clone()
+            } else {
+                format!("{}[{}]", name.get_ref(), labels.join(","))
+            };
+            (n, t)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_expand_over_their_swept_numbers_only() {
+        let table: toml::Table =
+            toml::from_str("kind = \"easy\"\nk = \"1..=3\"\nx = [0.5, 2]\ny = 7").unwrap();
+        let text = "";
+        let src = Source { file: "t", text };
+        let name = Spanned::new(0..0, "v".to_string());
+        let out = expand_table(src, &name, &table, 0..0).unwrap();
+        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "v[k=1,x=0.5]",
+                "v[k=1,x=2]",
+                "v[k=2,x=0.5]",
+                "v[k=2,x=2]",
+                "v[k=3,x=0.5]",
+                "v[k=3,x=2]"
+            ]
+        );
+        assert_eq!(out[1].1["k"], toml::Value::Integer(1));
+        assert_eq!(out[1].1["x"], toml::Value::Integer(2));
+        assert_eq!(out[0].1["x"], toml::Value::Float(0.5));
+        assert_eq!(out[0].1["kind"], toml::Value::String("easy".into()));
+        assert_eq!(out[0].1["y"], toml::Value::Integer(7));
+    }
+}

@@ -1,0 +1,381 @@
+//! Each axis's variants, validated: the spec's tables turned into library values
+//! (a sweep expands one variant into several), with one `default` variant where the
+//! spec defines none.
+
+use super::Spec;
+use super::axes::{Axis, AxisName};
+use super::error::{Source, SpecError};
+use super::raw::RawSpec;
+use super::sweep::{expand_table, expand_variant, sweep_values};
+use crate::platform::PlatformChange;
+use crate::replay::ReplayModel;
+use crate::sched::SchedulerConfig;
+use crate::shake::{ArrivalScale, JobEdit, ShakeConfig, Transform};
+use crate::sim::Semantics;
+use crate::workload::WorkloadSource;
+use std::path::Path;
+
+/// The default variant of an axis the spec does not define (one variant).
+pub const DEFAULT_VARIANT: &str = "default";
+
+/// A workload variant: where its jobs come from, on how many nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadVariant {
+    pub source: WorkloadSource,
+    /// Node count of the unchanged platform (`None`: the workload's own).
+    pub nodes: Option<u32>,
+    /// Free text printed with the results (e.g. which file the paper used instead).
+    pub note: Option<String>,
+}
+
+/// A shake variant: a configuration and its seeds (`None`: no shaking, one run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShakeVariant {
+    pub config: Option<ShakeConfig>,
+    /// Seeds ≥ 1, in order; every run also gets seed 0, the unshaken baseline.
+    pub seeds: Vec<u64>,
+}
+
+/// The axes whose table the spec writes (workloads always).
+pub fn defined(raw: &RawSpec) -> Vec<AxisName> {
+    AxisName::ALL
+        .into_iter()
+        .filter(|a| !raw.variant_keys(*a).is_empty())
+        .collect()
+}
+
+/// Validates `[workloads]`: `nodes` and `note`, and the source's own keys (a trace:
+/// `trace` and the cleaning options). Trace paths (with a directory, or ending in
+/// `.swf` or `.gz`) are relative to `dir`; archive names stay names.
+pub fn workloads(
+    src: Source<'_>,
+    raw: &RawSpec,
+    dir: &Path,
+) -> Result<Vec<(String, WorkloadVariant)>, SpecError> {
+    if raw.workloads.0.is_empty() {
+        return Err(src.error(None, "the spec defines no workload ([workloads.NAME])"));
+    }
+    let mut out = Vec::new();
+    for (n, w) in &raw.workloads.0 {
+        // At the unknown key the message names, else at the variant's name.
+        let fail = |e: String| {
+            let unknown = e
+                .split_once("unknown field `")
+                .and_then(|(_, rest)| rest.split_once('`'))
+                .map(|(key, _)| key);
+            let span = (w.0)
+                .0
+                .iter()
+                .find(|(k, _)| Some(k.get_ref().as_str()) == unknown)
+                .map_or(n.span(), |(k, _)| k.span());
+            src.error(Some(span), format!("workload {:?}: {e}", n.get_ref()))
+        };
+        let mut table: toml::Table = (w.0)
+            .0
+            .iter()
+            .map(|(k, v)| (k.get_ref().clone(), v.clone()))
+            .collect();
+        let nodes = match table.remove("nodes") {
+            None => None,
+            Some(toml::Value::Integer(k)) if k >= 1 && k <= i64::from(u32::MAX) => Some(k as u32),
+            Some(v) => return Err(fail(format!("nodes must be a whole number ≥ 1, got {v}"))),
+        };
+        let note = match table.remove("note") {
+            None => None,
+            Some(toml::Value::String(s)) => Some(s),
+            Some(v) => return Err(fail(format!("note must be text, got {v}"))),
+        };
+        if !table.contains_key(WorkloadSource::TAG) && table.contains_key("trace") {
+            table.insert(WorkloadSource::TAG.into(), "trace".into());
+        }
+        let mut source: WorkloadSource = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
+        source.get_mut().relative_to(dir);
+        out.push((
+            n.get_ref().clone(),
+            WorkloadVariant {
+                source,
+                nodes,
+                note,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// A typed configuration's table (a spec variant), expanded over its sweeps, each
+/// expansion read by the configuration's type; a string is `parse`d as a shorthand.
+fn typed<T: serde::de::DeserializeOwned>(
+    src: Source<'_>,
+    axis: Axis,
+    n: &toml::Spanned<String>,
+    value: &toml::Spanned<toml::Value>,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<(String, T)>, SpecError> {
+    let fail = |e: String| src.error(Some(value.span()), format!("{axis} {:?}: {e}", n.get_ref()));
+    match value.get_ref() {
+        toml::Value::String(s) => Ok(vec![(n.get_ref().clone(), parse(s).map_err(fail)?)]),
+        toml::Value::Table(table) => expand_table(src, n, table, value.span())?
+            .into_iter()
+            .map(|(name, t)| {
+                let v = toml::Value::Table(t)
+                    .try_into()
+                    .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
+                Ok((name, v))
+            })
+            .collect(),
+        v => Err(fail(format!("expected a table or a name, got {v}"))),
+    }
+}
+
+/// Validates `[schedulers]` (default: EASY).
+pub fn schedulers(
+    src: Source<'_>,
+    raw: &RawSpec,
+) -> Result<Vec<(String, SchedulerConfig)>, SpecError> {
+    if raw.schedulers.0.is_empty() {
+        return Ok(vec![(
+            DEFAULT_VARIANT.to_string(),
+            SchedulerConfig::default(),
+        )]);
+    }
+    let mut out = Vec::new();
+    for (n, value) in &raw.schedulers.0 {
+        out.extend(typed(src, Axis::Scheduler, n, value, |s| s.parse())?);
+    }
+    Ok(out)
+}
+
+/// Validates `[replays]` (default: rigid).
+pub fn replays(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ReplayModel)>, SpecError> {
+    if raw.replays.0.is_empty() {
+        return Ok(vec![(DEFAULT_VARIANT.to_string(), ReplayModel::default())]);
+    }
+    let mut out = Vec::new();
+    for (n, value) in &raw.replays.0 {
+        out.extend(typed(src, Axis::Replay, n, value, |s| {
+            s.parse()
+                .map_err(|e: crate::replay::ReplayError| e.to_string())
+        })?);
+    }
+    Ok(out)
+}
+
+/// Validates `[platforms]` (default: no change).
+pub fn platforms(
+    src: Source<'_>,
+    raw: &RawSpec,
+) -> Result<Vec<(String, PlatformChange)>, SpecError> {
+    if raw.platforms.0.is_empty() {
+        return Ok(vec![(DEFAULT_VARIANT.to_string(), PlatformChange::NONE)]);
+    }
+    let mut out = Vec::new();
+    for (n, p) in &raw.platforms.0 {
+        let change = PlatformChange::new(p.speed.unwrap_or(1.0), p.nodes.unwrap_or(1.0))
+            .map_err(|e| src.error(Some(n.span()), format!("platform {:?}: {e}", n.get_ref())))?;
+        out.push((n.get_ref().clone(), change));
+    }
+    Ok(out)
+}
+
+/// Validates `[semantics]` (default: kill, keep).
+pub fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
+    if raw.semantics.0.is_empty() {
+        return vec![(DEFAULT_VARIANT.to_string(), Semantics::default())];
+    }
+    raw.semantics
+        .0
+        .iter()
+        .map(|(n, s)| {
+            let d = Semantics::default();
+            (
+                n.get_ref().clone(),
+                Semantics {
+                    walltime: s.walltime.unwrap_or(d.walltime),
+                    walltime_scaling: s.walltime_scaling.unwrap_or(d.walltime_scaling),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Sweeps name their variants `name[field=value]`: two may coincide (`[60, 60.0]`).
+pub fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), SpecError> {
+    for axis in Axis::ALL {
+        let names = spec.variant_names(AxisName::Axis(*axis));
+        if let Some(dup) = names
+            .iter()
+            .enumerate()
+            .find(|(i, n)| names[..*i].contains(n))
+            .map(|(_, n)| n.to_string())
+        {
+            return Err(src.error(None, format!("two {axis} variants are named {dup:?}")));
+        }
+    }
+    Ok(())
+}
+
+/// Validates `[transforms]` (default: one empty transform).
+pub fn transforms(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, Transform)>, SpecError> {
+    if raw.transforms.0.is_empty() {
+        return Ok(vec![(DEFAULT_VARIANT.to_string(), Transform::default())]);
+    }
+    let mut out = Vec::new();
+    for (n, t) in &raw.transforms.0 {
+        if t.load.is_some() && t.interarrival_factor.is_some() {
+            return Err(src.error(
+                Some(n.span()),
+                format!(
+                    "transform {:?}: give load or interarrival_factor, not both",
+                    n.get_ref()
+                ),
+            ));
+        }
+        let fields = [
+            ("load", t.load.as_ref()),
+            ("interarrival_factor", t.interarrival_factor.as_ref()),
+            ("badness", t.badness.as_ref()),
+        ];
+        for (name, v) in expand_variant(src, n, &fields)? {
+            let transform = Transform {
+                edits: t
+                    .edit
+                    .iter()
+                    .map(|e| JobEdit {
+                        job: e.job,
+                        runtime: e.runtime,
+                        requested_time: e.requested_time,
+                    })
+                    .collect(),
+                arrivals: v[0]
+                    .map(ArrivalScale::Load)
+                    .or(v[1].map(ArrivalScale::Factor)),
+                badness: v[2],
+            };
+            transform
+                .validate()
+                .map_err(|e| src.error(Some(n.span()), format!("transform {name:?}: {e}")))?;
+            out.push((name, transform));
+        }
+    }
+    Ok(out)
+}
+
+/// Validates `[shakes]` (default: one variant without shaking).
+pub fn shakes(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ShakeVariant)>, SpecError> {
+    if raw.shakes.0.is_empty() {
+        return Ok(vec![(
+            DEFAULT_VARIANT.to_string(),
+            ShakeVariant {
+                config: None,
+                seeds: Vec::new(),
+            },
+        )]);
+    }
+    let mut out = Vec::new();
+    for (n, sh) in &raw.shakes.0 {
+        let at = Some(n.span());
+        let empty = sh.attribute.is_none()
+            && sh.mode.is_none()
+            && sh.degree.is_none()
+            && sh.relative_pct.is_none()
+            && sh.percentage.is_none()
+            && sh.seeds.is_none();
+        if empty {
+            out.push((
+                n.get_ref().clone(),
+                ShakeVariant {
+                    config: None,
+                    seeds: Vec::new(),
+                },
+            ));
+            continue;
+        }
+        let need = |what: &str| {
+            src.error(
+                at.clone(),
+                format!(
+                    "shake {:?} needs {what} (or write `{{}}` for no shaking)",
+                    n.get_ref()
+                ),
+            )
+        };
+        let attribute = sh.attribute.ok_or_else(|| need("attribute"))?;
+        if sh.degree.is_none() {
+            return Err(need("degree"));
+        }
+        let seeds_value = sh
+            .seeds
+            .as_ref()
+            .ok_or_else(|| need("seeds (e.g. \"1..=100\")"))?;
+        let (seeds, _) = sweep_values(seeds_value.get_ref())
+            .map_err(|e| src.error(Some(seeds_value.span()), format!("seeds: {e}")))?;
+        let mut checked: Vec<u64> = Vec::new();
+        for x in seeds {
+            if !(x >= 1.0 && x.fract() == 0.0 && x < 9.0e15) {
+                return Err(src.error(
+                    Some(seeds_value.span()),
+                    format!("seeds must be whole numbers ≥ 1 (0 is the unshaken run), got {x}"),
+                ));
+            }
+            if checked.contains(&(x as u64)) {
+                return Err(src.error(
+                    Some(seeds_value.span()),
+                    format!("seed {x} is listed twice"),
+                ));
+            }
+            checked.push(x as u64);
+        }
+        let fields = [
+            ("degree", sh.degree.as_ref()),
+            ("relative_pct", sh.relative_pct.as_ref()),
+            ("percentage", sh.percentage.as_ref()),
+        ];
+        for (name, v) in expand_variant(src, n, &fields)? {
+            let config = ShakeConfig {
+                attribute,
+                mode: sh.mode.unwrap_or_default(),
+                degree: v[0].unwrap_or(0.0),
+                relative_pct: v[1],
+                percentage: v[2].unwrap_or(100.0),
+            };
+            config
+                .validate()
+                .map_err(|e| src.error(at.clone(), format!("shake {name:?}: {e}")))?;
+            out.push((
+                name,
+                ShakeVariant {
+                    config: Some(config),
+                    seeds: checked.clone(),
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Variant names are unique within an axis (TOML already refuses duplicate keys; this
+/// also refuses names differing only by case, which would collide as file names).
+pub fn check_unique(src: Source<'_>, raw: &RawSpec) -> Result<(), SpecError> {
+    for axis in AxisName::ALL {
+        let mut seen: Vec<String> = Vec::new();
+        for n in raw.variant_keys(axis) {
+            let lower = n.get_ref().to_lowercase();
+            if n.get_ref().is_empty() {
+                return Err(src.error(Some(n.span()), format!("empty {axis} variant name")));
+            }
+            if seen.contains(&lower) {
+                return Err(src.error(
+                    Some(n.span()),
+                    format!(
+                        "{axis} variant {:?} differs from another only by case",
+                        n.get_ref()
+                    ),
+                ));
+            }
+            seen.push(lower);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,266 @@
+//! A run, resolved once: [`RunRequest`] (what a spec's variants or the command line ask
+//! for) → [`RunRequest::resolve`] against the loaded workload → [`RunDescription`],
+//! from which the cache key, the draw seeds and the simulation all derive.
+
+use super::{DrawSeeds, RunError, RunOptions, RunResult, perturb, run};
+use crate::platform::PlatformChange;
+use crate::replay::ReplayModel;
+use crate::sched::SchedulerConfig;
+use crate::shake::{ShakeConfig, ShakeReport, Transform};
+use crate::sim::Semantics;
+use crate::workload::{LoadedWorkload, Workload, WorkloadIdentity};
+use serde::Serialize;
+
+/// Bumped whenever the simulator, a scheduler, a replay model, cleaning, a metric or
+/// the encoding of a [`RunDescription`] changes what a run produces or how it is keyed.
+/// The golden test `tests/integration/campaign.rs` fails when results change without
+/// it.
+pub const SEMANTICS_VERSION: u32 = 3;
+
+/// A run as asked for, before its workload is loaded: every choice but the workload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRequest {
+    /// Node count of the unchanged platform; `None`: the workload's own.
+    pub nodes: Option<u32>,
+    pub change: PlatformChange,
+    pub scheduler: SchedulerConfig,
+    pub semantics: Semantics,
+    pub replay: ReplayModel,
+    pub transform: Transform,
+    /// `Some` for a shaken run (its `seed` ≥ 1).
+    pub shake: Option<ShakeConfig>,
+    /// 0: the unshaken run.
+    pub seed: u64,
+}
+
+impl RunRequest {
+    /// The request on `workload`: the node count settled, the parameters checked.
+    pub fn resolve(&self, workload: &LoadedWorkload) -> Result<RunDescription, RunError> {
+        let nodes = self
+            .nodes
+            .or(workload.recorded_nodes)
+            .ok_or(RunError::NoPlatformSize)?;
+        match (&self.shake, self.seed) {
+            (Some(_), 0) => return Err(RunError::ShakenWithoutSeed),
+            (None, seed @ 1..) => return Err(RunError::SeedWithoutShaking(seed)),
+            _ => {}
+        }
+        self.transform.validate()?;
+        if let Some(shake) = &self.shake {
+            shake.validate()?;
+        }
+        Ok(RunDescription {
+            workload: workload.identity.clone(),
+            nodes,
+            change: self.change,
+            scheduler: self.scheduler.clone(),
+            semantics: self.semantics,
+            replay: self.replay.clone(),
+            transform: self.transform.clone(),
+            shake: self.shake,
+            seed: self.seed,
+        })
+    }
+}
+
+/// Everything a run's result depends on, resolved. Its canonical encoding (JSON of this
+/// struct with [`SEMANTICS_VERSION`]: fixed field order, no maps, floats in shortest
+/// round-trip form so `2` and `2.0` are one value) is hashed into the cache key.
+/// Variant names, labels, output paths and thread counts are not part of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunDescription {
+    pub workload: WorkloadIdentity,
+    /// Node count of the unchanged platform.
+    pub nodes: u32,
+    pub change: PlatformChange,
+    pub scheduler: SchedulerConfig,
+    pub semantics: Semantics,
+    pub replay: ReplayModel,
+    pub transform: Transform,
+    pub shake: Option<ShakeConfig>,
+    /// 0: the unshaken run.
+    pub seed: u64,
+}
+
+/// A simulated run: the workload as simulated (transformed and shaken), the result, and
+/// what shaking did.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    pub workload: Workload,
+    pub result: RunResult,
+    pub shaken: Option<ShakeReport>,
+}
+
+impl RunDescription {
+    /// The canonical encoding hashed into the key.
+    pub fn canonical(&self) -> Vec<u8> {
+        #[derive(Serialize)]
+        struct KeyMaterial<'a> {
+            semantics_version: u32,
+            run: &'a RunDescription,
+        }
+        // Structs, enums, strings and numbers always serialize.
+        serde_json::to_vec(&KeyMaterial {
+            semantics_version: SEMANTICS_VERSION,
+            run: self,
+        })
+        .unwrap_or_default()
+    }
+
+    /// The cache key: 64 hex digits.
+    pub fn key(&self) -> String {
+        blake3::hash(&self.canonical()).to_hex().to_string()
+    }
+
+    /// The seeds of the run's random draws, derived from the workload's identity and
+    /// the seed number only (see [`WorkloadIdentity::draw_material`]): the transform's
+    /// are those of seed 0 for every seed (a shaken run perturbs the unshaken run's
+    /// transformed workload), shaking's those of this run's seed.
+    pub fn draw_seeds(&self) -> DrawSeeds {
+        let derive = |seed| crate::shake::draw::derive("run", &self.workload.draw_material(seed));
+        DrawSeeds {
+            transform: derive(0),
+            shake: derive(self.seed),
+        }
+    }
+
+    /// Transforms and shakes `workload` (the workload this description was resolved
+    /// on) and simulates it; checks the schedule's invariants if `check`.
+    pub fn simulate(
+        &self,
+        workload: &Workload,
+        check: bool,
+        time_limit: Option<std::time::Duration>,
+    ) -> Result<Simulation, RunError> {
+        let (workload, shaken) = perturb(
+            workload,
+            &self.transform,
+            self.shake.as_ref(),
+            self.nodes,
+            self.change,
+            self.semantics,
+            self.draw_seeds(),
+        )?;
+        let options = RunOptions {
+            nodes: self.nodes,
+            change: self.change,
+            scheduler: self.scheduler.clone(),
+            semantics: self.semantics,
+            replay: self.replay.clone(),
+            check,
+            time_limit,
+        };
+        let result = run(&workload, &options)?;
+        Ok(Simulation {
+            workload,
+            result,
+            shaken,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::CleaningPolicy;
+
+    fn description() -> RunDescription {
+        RunDescription {
+            workload: WorkloadIdentity::Trace {
+                trace_blake3: "ab".repeat(32),
+                cleaning: CleaningPolicy::default(),
+            },
+            nodes: 100,
+            change: PlatformChange::new(2.0, 1.0).unwrap(),
+            scheduler: SchedulerConfig::default(),
+            semantics: Semantics::default(),
+            replay: ReplayModel::arrival(60),
+            transform: Transform::default(),
+            shake: None,
+            seed: 0,
+        }
+    }
+
+    fn shake() -> ShakeConfig {
+        ShakeConfig {
+            attribute: crate::shake::Attribute::Interarrival,
+            mode: crate::shake::Mode::Absolute,
+            degree: 60.0,
+            relative_pct: None,
+            percentage: 100.0,
+        }
+    }
+
+    #[test]
+    fn key_depends_on_every_parameter_and_nothing_else() {
+        let key = description().key();
+        assert_eq!(key.len(), 64);
+        assert_eq!(description().key(), key, "deterministic");
+        // `2` and `2.0` are one value once parsed.
+        let mut same = description();
+        same.change = PlatformChange::new(f64::from(2u8), 1.0).unwrap();
+        assert_eq!(same.key(), key);
+        let variants: [fn(&mut RunDescription); 12] = [
+            |d| {
+                d.workload = WorkloadIdentity::Trace {
+                    trace_blake3: "cd".repeat(32),
+                    cleaning: CleaningPolicy::default(),
+                }
+            },
+            |d| {
+                d.workload = WorkloadIdentity::Trace {
+                    trace_blake3: "ab".repeat(32),
+                    cleaning: CleaningPolicy {
+                        wait: crate::workload::WaitPolicy::Zero,
+                        ..CleaningPolicy::default()
+                    },
+                }
+            },
+            |d| d.nodes = 101,
+            |d| d.scheduler = "fcfs".parse().unwrap(),
+            |d| {
+                d.scheduler = "{ kind = \"easy\", prediction_window = 2 }"
+                    .parse()
+                    .unwrap()
+            },
+            |d| d.change = PlatformChange::new(2.0, 0.5).unwrap(),
+            |d| d.semantics.walltime = crate::sim::WalltimePolicy::Run,
+            |d| d.replay = ReplayModel::arrival(0),
+            |d| d.replay = "feedback:arrival:60:all".parse().unwrap(),
+            |d| d.transform.badness = Some(1.0),
+            |d| d.shake = Some(shake()),
+            |d| d.seed = 1,
+        ];
+        for (i, change) in variants.iter().enumerate() {
+            let mut d = description();
+            change(&mut d);
+            assert_ne!(d.key(), key, "change {i} must change the key");
+        }
+    }
+
+    /// The draw seeds are those earlier versions derived (blake3 of the same JSON), so
+    /// shaken results are unchanged by the new run description: pinned values.
+    #[test]
+    fn draw_seeds_ignore_everything_downstream_of_the_workload() {
+        let a = description();
+        let mut b = description();
+        b.scheduler = "fcfs".parse().unwrap();
+        b.change = PlatformChange::new(0.5, 1.0).unwrap();
+        b.replay = ReplayModel::default();
+        b.transform.badness = Some(3.0);
+        assert_eq!(a.draw_seeds(), b.draw_seeds());
+        b.shake = Some(shake());
+        b.seed = 1;
+        assert_eq!(b.draw_seeds().transform, a.draw_seeds().transform);
+        assert_ne!(b.draw_seeds().shake, a.draw_seeds().shake);
+        assert_eq!(a.draw_seeds().transform, a.draw_seeds().shake);
+        let material = String::from_utf8(a.workload.draw_material(7)).unwrap();
+        assert_eq!(
+            material,
+            format!(
+                r#"{{"trace_blake3":"{}","cleaning":{{"size_source":"allocated","runtime":"zero","requested_time":"runtime","wait":"unknown","status":"all"}},"seed":7}}"#,
+                "ab".repeat(32)
+            )
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! A workload from an SWF trace: [`TraceSource`].
+
+use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
+use super::{
+    CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TraceLocator,
+    WaitPolicy,
+};
+use crate::swf::{ParseOptions, parse_bytes, read_content};
+
+/// `{ source = "trace", trace = "KTH-SP2-1996-2.1-cln", size_source = …, status = [1] }`:
+/// an SWF file (a path, or an archive name looked up in the trace directories) and the
+/// cleaning applied to it. The run's identity is the blake3 of the decompressed content
+/// and the cleaning policy, not the path: a renamed or moved file keeps its results.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "TraceFields", into = "TraceFields")]
+pub struct TraceSource {
+    /// Archive name or path.
+    pub trace: String,
+    pub cleaning: CleaningPolicy,
+    /// Skip malformed SWF lines (counted) instead of failing.
+    pub lenient: bool,
+}
+
+/// [`TraceSource`] as written in a spec (the cleaning options flat beside `trace`).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceFields {
+    trace: String,
+    #[serde(default)]
+    size_source: SizeSource,
+    #[serde(default)]
+    runtime_policy: RuntimePolicy,
+    #[serde(default)]
+    requested_time_policy: RequestedTimePolicy,
+    #[serde(default)]
+    wait_policy: WaitPolicy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    status: Option<Vec<i64>>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    lenient: bool,
+}
+
+impl TryFrom<TraceFields> for TraceSource {
+    type Error = String;
+
+    fn try_from(f: TraceFields) -> Result<TraceSource, String> {
+        if f.trace.is_empty() {
+            return Err("trace must name a file or an archive trace".into());
+        }
+        Ok(TraceSource {
+            trace: f.trace,
+            cleaning: CleaningPolicy {
+                size_source: f.size_source,
+                runtime: f.runtime_policy,
+                requested_time: f.requested_time_policy,
+                wait: f.wait_policy,
+                status: f.status.map_or(StatusFilter::All, StatusFilter::only),
+            },
+            lenient: f.lenient,
+        })
+    }
+}
+
+impl From<TraceSource> for TraceFields {
+    fn from(t: TraceSource) -> TraceFields {
+        TraceFields {
+            trace: t.trace,
+            size_source: t.cleaning.size_source,
+            runtime_policy: t.cleaning.runtime,
+            requested_time_policy: t.cleaning.requested_time,
+            wait_policy: t.cleaning.wait,
+            status: match t.cleaning.status {
+                StatusFilter::All => None,
+                StatusFilter::Only(v) => Some(v),
+            },
+            lenient: t.lenient,
+        }
+    }
+}
+
+impl SourceSetup for TraceSource {
+    /// A trace with a directory, or ending in `.swf` or `.gz`, is a path; an archive
+    /// name stays a name.
+    fn relative_to(&mut self, dir: &std::path::Path) {
+        let path = std::path::Path::new(&self.trace);
+        if path.components().count() > 1 || self.trace.ends_with(".swf") || self.trace.ends_with(".gz")
+        {
+            self.trace = dir.join(&self.trace).to_string_lossy().into_owned();
+        }
+    }
+
+    fn load(&self, locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
+        let path = locator.locate(&self.trace)?;
+        let content = read_content(&path)?;
+        let trace_blake3 = blake3::hash(&content).to_hex().to_string();
+        let options = ParseOptions {
+            lenient: self.lenient,
+        };
+        let trace = parse_bytes(&content, &path, options)?;
+        drop(content);
+        let (workload, report) = self.cleaning.apply(&trace);
+        Ok(LoadedWorkload {
+            recorded_nodes: workload.recorded_platform_size(),
+            workload,
+            identity: WorkloadIdentity::Trace {
+                trace_blake3,
+                cleaning: self.cleaning.clone(),
+            },
+            origin: Origin::Trace {
+                path,
+                records: trace.records.len(),
+                skipped_lines: trace.skipped_lines,
+                cleaning: report,
+            },
+        })
+    }
+}
