@@ -496,3 +496,38 @@ iat = { attribute = "interarrival", degree = 60, seeds = [3] }
         serde_json::json!([0, 1])
     );
 }
+
+/// The command line's shorthands and inline tables are the same typed values: the same
+/// resolved run, so the same cache key.
+#[test]
+fn shorthands_and_inline_tables_are_one_run() {
+    let key = |args: &[&str]| {
+        let mut all = vec!["simulate", "KTH-SP2-1996-2.1-cln"];
+        all.extend_from_slice(args);
+        crate::common::run_json(&all)["key"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        key(&["--replay", "feedback:last:30"]),
+        key(&[
+            "--replay",
+            r#"{ model = "feedback", delimiter = "last", threshold = 30 }"#
+        ])
+    );
+    assert_eq!(
+        key(&["--scheduler", "easy", "--prediction-window", "4"]),
+        key(&["--scheduler", r#"{ kind = "easy", prediction_window = 4 }"#])
+    );
+    assert_ne!(
+        key(&["--replay", "a60"]),
+        key(&["--replay", "feedback:last:60"])
+    );
+    campaign()
+        .args(["simulate", "KTH-SP2-1996-2.1-cln", "--scheduler"])
+        .arg(r#"{ kind = "easy", window = 4 }"#)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown field `window`"));
+}

@@ -388,3 +388,49 @@ fn swept_names_must_differ_and_whole_ranges_stay_whole() {
     let e = err(&SHAKE.replace("load = \"0.5..=0.6 step 0.05\"", "badness = 1e20"));
     assert!(e.message.contains("badness factor must be"), "{e}");
 }
+
+/// A replay model's and a scheduler's parameters are swept like any number, and a
+/// table reads as the shorthand it spells; unknown parameters are errors naming them.
+#[test]
+fn typed_configurations_sweep_and_refuse_unknown_parameters() {
+    let text = r#"
+name = "typed"
+[workloads.A]
+trace = "A-1"
+[replays]
+a60 = "a60"
+last = { model = "feedback", delimiter = "last", threshold = [30, 90.5] }
+arrival = { model = "feedback", delimiter = "arrival", threshold = 60 }
+[schedulers]
+easy = { kind = "easy" }
+"#;
+    let (spec, grid) = load(text).unwrap();
+    assert_eq!(
+        spec.variant_names(AxisName::Axis(Axis::Replay)),
+        [
+            "a60",
+            "last[threshold=30]",
+            "last[threshold=90.5]",
+            "arrival"
+        ]
+    );
+    let shorthand = |s: &str| s.parse::<crate::replay::ReplayModel>().unwrap();
+    assert_eq!(spec.replays[1].1, shorthand("feedback:last:30"));
+    assert_eq!(spec.replays[2].1, shorthand("feedback:last:90.5"));
+    assert_eq!(
+        spec.replays[3].1, spec.replays[0].1,
+        "a table spelling a60 is a60"
+    );
+    assert_eq!(grid.runs.len(), 4);
+    let e = err(&text.replace("threshold = 60", "threshold = 60, treshold = 1"));
+    assert!(e.message.contains("unknown field `treshold`"), "{e}");
+    assert!(e.message.starts_with("replay \"arrival\""), "{e}");
+    let e = err(&text.replace("threshold = 60", "threshold = -1"));
+    assert!(
+        e.message
+            .contains("threshold must be a number of minutes ≥ 0"),
+        "{e}"
+    );
+    let e = err(&text.replace("kind = \"easy\"", "kind = \"easy\", prediction_window = 0"));
+    assert!(e.message.contains("scheduler \"easy\""), "{e}");
+}
