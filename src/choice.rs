@@ -92,6 +92,9 @@ pub(crate) use choice;
 
 #[cfg(test)]
 mod tests {
+    // The macro makes public items; this test enum is private to the test.
+    #![allow(unreachable_pub)]
+
     choice! {
         /// A test enum.
         enum Colour("colour") {

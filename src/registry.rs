@@ -11,7 +11,7 @@
 //! new file plus one line in its family's registry.
 
 /// The names of a registry's variants, for messages and help texts.
-pub fn list(names: &[&str]) -> String {
+pub(crate) fn list(names: &[&str]) -> String {
     names.join(", ")
 }
 
@@ -110,7 +110,7 @@ pub(crate) use registry;
 
 /// Parses a configuration written as a TOML inline table (`{ kind = "easy", … }`), as
 /// the command line accepts besides each family's shorthands.
-pub fn from_inline_table<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+pub(crate) fn from_inline_table<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
     let doc = format!("value = {text}");
     #[derive(serde::Deserialize)]
     struct Wrapper<T> {
@@ -123,7 +123,7 @@ pub fn from_inline_table<T: serde::de::DeserializeOwned>(text: &str) -> Result<T
 
 /// Writes the parameters of a tagged configuration (every key but `tag`) as
 /// ` { key = value, … }`, nothing if it has none.
-pub fn write_params<T: serde::Serialize>(
+pub(crate) fn write_params<T: serde::Serialize>(
     f: &mut std::fmt::Formatter<'_>,
     config: &T,
     tag: &str,

@@ -19,13 +19,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Exit codes.
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Bad input, missing file, failed run.
-pub const EXIT_ERROR: u8 = 1;
+pub(crate) const EXIT_ERROR: u8 = 1;
 /// Bad command line (clap's own code).
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 /// `--check` found broken invariants.
-pub const EXIT_CHECK_FAILED: u8 = 3;
+pub(crate) const EXIT_CHECK_FAILED: u8 = 3;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -33,7 +33,7 @@ pub const EXIT_CHECK_FAILED: u8 = 3;
     version,
     about = "Simulation studies of parallel-job schedulers"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -58,7 +58,7 @@ enum Command {
 }
 
 /// Runs the command line; the whole of `main`.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

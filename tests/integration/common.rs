@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// The 8 archive traces of `../shared/traces`, with their job and user counts from
 /// MANIFEST.tsv (`jobs` counts job lines; `users` distinct user ids).
-pub const TRACES: [(&str, usize, usize); 8] = [
+pub(crate) const TRACES: [(&str, usize, usize); 8] = [
     ("CEA-Curie-2011-2.1-cln", 312_826, 582),
     ("CTC-SP2-1996-3.1-cln", 77_222, 679),
     ("HPC2N-2002-2.2-cln", 202_871, 257),
@@ -19,7 +19,7 @@ pub const TRACES: [(&str, usize, usize); 8] = [
 /// The directory holding the real traces: `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`
 /// beside the project. Panics, saying where it looked, if the traces are in neither:
 /// a test that needs a real trace never passes or skips silently without one.
-pub fn trace_dir() -> PathBuf {
+pub(crate) fn trace_dir() -> PathBuf {
     let mut tried = Vec::new();
     if let Some(dir) = std::env::var_os("CAMPAIGN_TRACE_DIR") {
         let dir = PathBuf::from(dir);
@@ -41,7 +41,7 @@ pub fn trace_dir() -> PathBuf {
 }
 
 /// The path of one real trace; panics naming it if it is missing.
-pub fn trace_path(name: &str) -> PathBuf {
+pub(crate) fn trace_path(name: &str) -> PathBuf {
     let path = trace_dir().join(format!("{name}.swf.gz"));
     assert!(
         path.is_file(),
@@ -52,7 +52,7 @@ pub fn trace_path(name: &str) -> PathBuf {
 }
 
 /// The `campaign` binary with `CAMPAIGN_TRACE_DIR` pointing at the real traces.
-pub fn campaign() -> Command {
+pub(crate) fn campaign() -> Command {
     let mut cmd = Command::cargo_bin("campaign").expect("the campaign binary is built");
     cmd.env("CAMPAIGN_TRACE_DIR", trace_dir());
     cmd
@@ -60,7 +60,7 @@ pub fn campaign() -> Command {
 
 /// A fixture file of `tests/fixtures`.
 #[allow(dead_code)]
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
@@ -68,7 +68,7 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Seconds as printed in a CSV (`12`, `12.5`) to milliseconds; empty = `None`.
 #[allow(dead_code)]
-pub fn parse_ms(field: &str) -> Option<i64> {
+pub(crate) fn parse_ms(field: &str) -> Option<i64> {
     if field.is_empty() {
         return None;
     }
@@ -86,7 +86,7 @@ pub fn parse_ms(field: &str) -> Option<i64> {
 
 /// Runs `campaign ARGS… --format json`, expecting success, and parses its stdout.
 #[allow(dead_code)]
-pub fn run_json(args: &[&str]) -> serde_json::Value {
+pub(crate) fn run_json(args: &[&str]) -> serde_json::Value {
     let out = campaign()
         .args(args)
         .args(["--format", "json"])

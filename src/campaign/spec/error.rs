@@ -17,7 +17,7 @@ pub struct SpecError {
 pub type At = Option<(usize, usize)>;
 
 /// (line, column) from 1 of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+pub(super) fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -26,19 +26,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 
 /// The spec being parsed: its file name and text.
 #[derive(Debug, Clone, Copy)]
-pub struct Source<'a> {
+pub(super) struct Source<'a> {
     pub file: &'a str,
     pub text: &'a str,
 }
 
 impl Source<'_> {
     /// The place of a span.
-    pub fn at(&self, span: Range<usize>) -> At {
+    pub(super) fn at(&self, span: Range<usize>) -> At {
         Some(line_col(self.text, span.start))
     }
 
     /// An error at a span of the text (`None`: the whole file).
-    pub fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> SpecError {
+    pub(super) fn error(
+        &self,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+    ) -> SpecError {
         SpecError {
             file: self.file.to_string(),
             at: span.and_then(|s| self.at(s)),

@@ -15,7 +15,7 @@ use toml::Spanned;
 
 /// Named variants in the order written (a TOML table whose keys are variant names).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Variants<T>(pub Vec<(Spanned<String>, T)>);
+pub(super) struct Variants<T>(pub Vec<(Spanned<String>, T)>);
 
 impl<T> Default for Variants<T> {
     fn default() -> Self {
@@ -47,12 +47,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Variants<T> {
 /// One variant name or a list of them, with its place in the file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(transparent)]
-pub struct OneOrMany(pub Spanned<toml::Value>);
+pub(super) struct OneOrMany(pub Spanned<toml::Value>);
 
 impl OneOrMany {
     /// The names, each carrying the span of the whole value; `None` if the value is not
     /// a string or a list of strings.
-    pub fn names(&self) -> Option<Vec<Spanned<String>>> {
+    pub(super) fn names(&self) -> Option<Vec<Spanned<String>>> {
         let span = self.0.span();
         let one = |v: &toml::Value| {
             v.as_str()
@@ -64,7 +64,7 @@ impl OneOrMany {
         }
     }
 
-    pub fn span(&self) -> Range<usize> {
+    pub(super) fn span(&self) -> Range<usize> {
         self.0.span()
     }
 }
@@ -72,7 +72,7 @@ impl OneOrMany {
 /// Variant names per axis (and `experiment`): an experiment, an exclude, an include, or
 /// the axes a study names. Keys other than axis names are refused.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RawSelection(pub Vec<(AxisName, OneOrMany)>);
+pub(super) struct RawSelection(pub Vec<(AxisName, OneOrMany)>);
 
 /// Reads the axis keys of a map into `selection`; `other` takes the other keys (and
 /// says whether it knew them).
@@ -113,12 +113,12 @@ impl<'de> Deserialize<'de> for RawSelection {
 /// a trace: `trace` and the cleaning options).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(transparent)]
-pub struct RawWorkload(pub Variants<toml::Value>);
+pub(super) struct RawWorkload(pub Variants<toml::Value>);
 
 /// A transform variant as written; numbers may be sweeps.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawTransform {
+pub(super) struct RawTransform {
     #[serde(default)]
     pub edit: Vec<RawEdit>,
     pub load: Option<Spanned<toml::Value>>,
@@ -128,7 +128,7 @@ pub struct RawTransform {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawEdit {
+pub(super) struct RawEdit {
     pub job: i64,
     pub runtime: Option<i64>,
     pub requested_time: Option<i64>,
@@ -138,7 +138,7 @@ pub struct RawEdit {
 /// seeds are needed. Numbers may be sweeps.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawShake {
+pub(super) struct RawShake {
     pub attribute: Option<Attribute>,
     pub mode: Option<Mode>,
     pub degree: Option<Spanned<toml::Value>>,
@@ -150,21 +150,21 @@ pub struct RawShake {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawPlatform {
+pub(super) struct RawPlatform {
     pub speed: Option<f64>,
     pub nodes: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSemantics {
+pub(super) struct RawSemantics {
     pub walltime: Option<WalltimePolicy>,
     pub walltime_scaling: Option<WalltimeScaling>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawGrid {
+pub(super) struct RawGrid {
     pub vary: Option<Vec<Spanned<String>>>,
     #[serde(default)]
     pub zip: Vec<Spanned<Vec<Spanned<String>>>>,
@@ -173,7 +173,7 @@ pub struct RawGrid {
 /// One study of a spec made of several (`[[study]]`): `name`, optional `vary` and
 /// `zip`, and the variants it takes on each axis it names.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RawStudy {
+pub(super) struct RawStudy {
     pub name: Spanned<String>,
     pub grid: RawGrid,
     pub selection: RawSelection,
@@ -215,7 +215,7 @@ impl<'de> Deserialize<'de> for RawStudy {
 /// A spec as written.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawSpec {
+pub(super) struct RawSpec {
     pub name: Spanned<String>,
     pub description: Option<String>,
     pub trace_dir: Option<String>,
@@ -252,7 +252,7 @@ pub struct RawSpec {
 
 impl RawSpec {
     /// The variant names the spec writes for an axis (or experiment), in order.
-    pub fn variant_keys(&self, axis: AxisName) -> Vec<&Spanned<String>> {
+    pub(super) fn variant_keys(&self, axis: AxisName) -> Vec<&Spanned<String>> {
         fn keys<T>(v: &Variants<T>) -> Vec<&Spanned<String>> {
             v.0.iter().map(|(n, _)| n).collect()
         }
@@ -273,7 +273,7 @@ impl RawSpec {
 /// A table to produce, as written.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawTable {
+pub(super) struct RawTable {
     pub name: Spanned<String>,
     pub title: Option<String>,
     pub rows: Vec<Spanned<String>>,

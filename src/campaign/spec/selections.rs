@@ -107,7 +107,7 @@ fn all(
 }
 
 /// `[experiments]`: each sets one variant on some axes.
-pub fn experiments(
+pub(super) fn experiments(
     src: Source<'_>,
     raw: &RawSpec,
     spec: &Spec,
@@ -171,7 +171,11 @@ fn grid(
 }
 
 /// `[grid]`, or each `[[study]]` (not both; study names unique).
-pub fn grids(src: Source<'_>, raw: &RawSpec, spec: &Spec) -> Result<Vec<GridDef>, SpecError> {
+pub(super) fn grids(
+    src: Source<'_>,
+    raw: &RawSpec,
+    spec: &Spec,
+) -> Result<Vec<GridDef>, SpecError> {
     if raw.study.is_empty() {
         let empty = RawGrid::default();
         let g = raw.grid.as_ref().map_or(&empty, |g| g.get_ref());
@@ -207,7 +211,11 @@ pub fn grids(src: Source<'_>, raw: &RawSpec, spec: &Spec) -> Result<Vec<GridDef>
 }
 
 /// `[[exclude]]`: each names at least one axis.
-pub fn excludes(src: Source<'_>, raw: &RawSpec, spec: &Spec) -> Result<Vec<Selection>, SpecError> {
+pub(super) fn excludes(
+    src: Source<'_>,
+    raw: &RawSpec,
+    spec: &Spec,
+) -> Result<Vec<Selection>, SpecError> {
     raw.exclude
         .iter()
         .map(|ex| {
@@ -220,7 +228,11 @@ pub fn excludes(src: Source<'_>, raw: &RawSpec, spec: &Spec) -> Result<Vec<Selec
 }
 
 /// `[[include]]`: one variant per axis named.
-pub fn includes(src: Source<'_>, raw: &RawSpec, spec: &Spec) -> Result<Vec<Selection>, SpecError> {
+pub(super) fn includes(
+    src: Source<'_>,
+    raw: &RawSpec,
+    spec: &Spec,
+) -> Result<Vec<Selection>, SpecError> {
     raw.include
         .iter()
         .map(|inc| single(src, spec, inc.get_ref(), inc.span(), "an include"))

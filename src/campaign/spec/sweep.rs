@@ -8,7 +8,7 @@ use toml::Spanned;
 
 /// The values of a number field: a number, a list of numbers, or a range string
 /// `"A..=B"` (step 1) or `"A..=B step S"`. `None` for a single number (not a sweep).
-pub fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> {
+pub(super) fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> {
     let number = |v: &toml::Value| {
         v.as_float()
             .or_else(|| v.as_integer().map(|i| i as f64))
@@ -56,12 +56,12 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
 }
 
 /// One variant of a sweep: its name and the value of each field.
-pub type Expanded = (String, Vec<Option<f64>>);
+pub(super) type Expanded = (String, Vec<Option<f64>>);
 
 /// Expands variant `name` over its swept fields (cartesian product, last fastest). Each
 /// result is named `name[f=v,…]` (swept fields only; plain `name` if none) and carries
 /// one value per field (`None` where the field is absent).
-pub fn expand_variant(
+pub(super) fn expand_variant(
     src: Source<'_>,
     name: &Spanned<String>,
     fields: &[(&str, Option<&Spanned<toml::Value>>)],
@@ -130,7 +130,7 @@ fn number(x: f64) -> toml::Value {
 /// Expands a typed configuration's table (a scheduler, a replay model, …) over every
 /// field written as a sweep (cartesian product in field order, last fastest); each
 /// result is named as [`expand_variant`] names them.
-pub fn expand_table(
+pub(super) fn expand_table(
     src: Source<'_>,
     name: &Spanned<String>,
     table: &toml::Table,

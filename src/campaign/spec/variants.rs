@@ -37,7 +37,7 @@ pub struct ShakeVariant {
 }
 
 /// The axes whose table the spec writes (workloads always).
-pub fn defined(raw: &RawSpec) -> Vec<AxisName> {
+pub(super) fn defined(raw: &RawSpec) -> Vec<AxisName> {
     AxisName::ALL
         .into_iter()
         .filter(|a| !raw.variant_keys(*a).is_empty())
@@ -47,7 +47,7 @@ pub fn defined(raw: &RawSpec) -> Vec<AxisName> {
 /// Validates `[workloads]`: `nodes` and `note`, and the source's own keys (a trace:
 /// `trace` and the cleaning options). Trace paths (with a directory, or ending in
 /// `.swf` or `.gz`) are relative to `dir`; archive names stay names.
-pub fn workloads(
+pub(super) fn workloads(
     src: Source<'_>,
     raw: &RawSpec,
     dir: &Path,
@@ -130,7 +130,7 @@ fn typed<T: serde::de::DeserializeOwned>(
 }
 
 /// Validates `[schedulers]` (default: EASY).
-pub fn schedulers(
+pub(super) fn schedulers(
     src: Source<'_>,
     raw: &RawSpec,
 ) -> Result<Vec<(String, SchedulerConfig)>, SpecError> {
@@ -148,7 +148,10 @@ pub fn schedulers(
 }
 
 /// Validates `[replays]` (default: rigid).
-pub fn replays(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ReplayModel)>, SpecError> {
+pub(super) fn replays(
+    src: Source<'_>,
+    raw: &RawSpec,
+) -> Result<Vec<(String, ReplayModel)>, SpecError> {
     if raw.replays.0.is_empty() {
         return Ok(vec![(DEFAULT_VARIANT.to_string(), ReplayModel::default())]);
     }
@@ -163,7 +166,7 @@ pub fn replays(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ReplayMode
 }
 
 /// Validates `[platforms]` (default: no change).
-pub fn platforms(
+pub(super) fn platforms(
     src: Source<'_>,
     raw: &RawSpec,
 ) -> Result<Vec<(String, PlatformChange)>, SpecError> {
@@ -180,7 +183,7 @@ pub fn platforms(
 }
 
 /// Validates `[semantics]` (default: kill, keep).
-pub fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
+pub(super) fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
     if raw.semantics.0.is_empty() {
         return vec![(DEFAULT_VARIANT.to_string(), Semantics::default())];
     }
@@ -201,7 +204,7 @@ pub fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
 }
 
 /// Sweeps name their variants `name[field=value]`: two may coincide (`[60, 60.0]`).
-pub fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), SpecError> {
+pub(super) fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), SpecError> {
     for axis in Axis::ALL {
         let names = spec.variant_names(AxisName::Axis(*axis));
         if let Some(dup) = names
@@ -217,7 +220,10 @@ pub fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), SpecError> 
 }
 
 /// Validates `[transforms]` (default: one empty transform).
-pub fn transforms(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, Transform)>, SpecError> {
+pub(super) fn transforms(
+    src: Source<'_>,
+    raw: &RawSpec,
+) -> Result<Vec<(String, Transform)>, SpecError> {
     if raw.transforms.0.is_empty() {
         return Ok(vec![(DEFAULT_VARIANT.to_string(), Transform::default())]);
     }
@@ -263,7 +269,10 @@ pub fn transforms(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, Transfo
 }
 
 /// Validates `[shakes]` (default: one variant without shaking).
-pub fn shakes(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ShakeVariant)>, SpecError> {
+pub(super) fn shakes(
+    src: Source<'_>,
+    raw: &RawSpec,
+) -> Result<Vec<(String, ShakeVariant)>, SpecError> {
     if raw.shakes.0.is_empty() {
         return Ok(vec![(
             DEFAULT_VARIANT.to_string(),
@@ -357,7 +366,7 @@ pub fn shakes(src: Source<'_>, raw: &RawSpec) -> Result<Vec<(String, ShakeVarian
 
 /// Variant names are unique within an axis (TOML already refuses duplicate keys; this
 /// also refuses names differing only by case, which would collide as file names).
-pub fn check_unique(src: Source<'_>, raw: &RawSpec) -> Result<(), SpecError> {
+pub(super) fn check_unique(src: Source<'_>, raw: &RawSpec) -> Result<(), SpecError> {
     for axis in AxisName::ALL {
         let mut seen: Vec<String> = Vec::new();
         for n in raw.variant_keys(axis) {
