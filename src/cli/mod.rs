@@ -10,8 +10,9 @@ mod trace;
 
 use ::campaign::Choice;
 use ::campaign::workload::{
-    CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTimePolicy, RuntimePolicy,
-    SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
+    CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
+    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
+    TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -130,19 +131,20 @@ struct LoadedTrace {
 
 impl TraceSource {
     /// The workload source these arguments name, with `cleaning`.
-    fn source(&self, cleaning: &CleaningArgs) -> WorkloadSource {
-        WorkloadSource::Trace(::campaign::workload::TraceSource {
+    fn source(&self, cleaning: &CleaningArgs) -> anyhow::Result<WorkloadSource> {
+        Ok(WorkloadSource::Trace(::campaign::workload::TraceSource {
             trace: self.trace.clone(),
-            cleaning: cleaning.to_policy(),
+            cleaning: cleaning.to_policy()?,
             lenient: self.lenient,
-        })
+        }))
     }
 
     /// Loads the trace as a campaign loads its workloads.
     fn load(&self, cleaning: &CleaningArgs) -> anyhow::Result<LoadedTrace> {
         let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
         let locator = TraceLocator::standard(self.trace_dir.clone(), env);
-        let loaded = self.source(cleaning).load(&locator)?;
+        let source = self.source(cleaning)?;
+        let loaded = source.load(&locator)?;
         let Origin::Trace {
             path,
             records,
@@ -178,6 +180,15 @@ struct CleaningArgs {
     /// Requested time ≤ 0 (−1 = unknown): use the run time, or drop the job.
     #[arg(long, default_value_t, value_parser = choice::<RequestedTimePolicy>())]
     requested_time_policy: RequestedTimePolicy,
+    /// Requested times (estimates and walltimes): as recorded, or as Batsim's SWF
+    /// converter writes them, max(F × run time, requested time) with F from
+    /// --walltime-factor. Applied after the run-time and requested-time ≤ 0 policies.
+    #[arg(long, default_value_t, value_parser = choice::<RequestedTime>())]
+    requested_time: RequestedTime,
+    /// The factor F of --requested-time batsim: a finite number ≥ 1 [default: 2, as
+    /// Batsim's converter].
+    #[arg(long, value_name = "F", allow_hyphen_values = true)]
+    walltime_factor: Option<f64>,
     /// Recorded wait time unknown (−1): keep it unknown (feedback replay and the
     /// recorded scheduler then refuse the trace), take it as 0, or drop the job.
     #[arg(long, default_value_t, value_parser = choice::<WaitPolicy>())]
@@ -189,14 +200,23 @@ struct CleaningArgs {
 }
 
 impl CleaningArgs {
-    fn to_policy(&self) -> CleaningPolicy {
-        CleaningPolicy {
+    fn to_policy(&self) -> anyhow::Result<CleaningPolicy> {
+        let source = RequestedTimeSource::new(self.requested_time, self.walltime_factor).map_err(
+            |e| match e {
+                CleaningError::FactorWithoutBatsim => {
+                    anyhow::anyhow!("--walltime-factor applies only to --requested-time batsim")
+                }
+                e => anyhow::anyhow!("--walltime-factor: {e}"),
+            },
+        )?;
+        Ok(CleaningPolicy {
             size_source: self.size_source,
             runtime: self.runtime_policy,
             requested_time: self.requested_time_policy,
             wait: self.wait_policy,
             status: StatusFilter::only(self.status.clone()),
-        }
+            requested_time_source: source,
+        })
     }
 }
 

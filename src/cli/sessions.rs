@@ -75,7 +75,7 @@ impl SessionsArgs {
             cleaning,
             ..
         } = self.source.load(&self.cleaning)?;
-        let policy = self.cleaning.to_policy();
+        let policy = self.cleaning.to_policy()?;
         let workload = loaded.workload;
         let delimitation = Delimitation::new(self.delim, self.threshold)?;
         let graph = SessionGraph::build(&workload, delimitation)?;

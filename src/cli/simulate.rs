@@ -253,7 +253,7 @@ impl SimulateArgs {
         let simulation = description.simulate(&loaded.workload, self.check, None)?;
         let (workload, result, shaken) =
             (simulation.workload, simulation.result, simulation.shaken);
-        let policy = self.cleaning.to_policy();
+        let policy = self.cleaning.to_policy()?;
         let transform = &description.transform;
         let shake = description.shake;
         let seed = description.seed;
@@ -336,6 +336,13 @@ impl SimulateArgs {
                         ::campaign::workload::StatusFilter::Only(s) => format!("{s:?}"),
                     }
                 )?;
+                if !policy.requested_time_source.is_recorded() {
+                    writeln!(
+                        out,
+                        "           requested times {}: {} raised",
+                        policy.requested_time_source, cleaning.requested_time_raised
+                    )?;
+                }
                 writeln!(
                     out,
                     "           dropped: {} size ≤ 0, {} status, {} run time, {} requested time; \

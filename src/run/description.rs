@@ -162,7 +162,7 @@ impl RunDescription {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::CleaningPolicy;
+    use crate::workload::{CleaningPolicy, RequestedTime, RequestedTimeSource};
 
     fn description() -> RunDescription {
         RunDescription {
@@ -179,6 +179,46 @@ mod tests {
             shake: None,
             seed: 0,
         }
+    }
+
+    fn batsim(factor: f64) -> RequestedTimeSource {
+        RequestedTimeSource::new(RequestedTime::Batsim, Some(factor)).unwrap()
+    }
+
+    fn identity(source: RequestedTimeSource) -> WorkloadIdentity {
+        WorkloadIdentity::Trace {
+            trace_blake3: "ab".repeat(32),
+            cleaning: CleaningPolicy {
+                requested_time_source: source,
+                ..CleaningPolicy::default()
+            },
+        }
+    }
+
+    /// Batsim's requested times are part of a run's identity (factor included), but the
+    /// default, recorded requested times, is encoded exactly as before the option
+    /// existed, so the draw seeds of existing runs are unchanged.
+    #[test]
+    fn batsim_requested_times_change_the_key_and_recorded_ones_do_not() {
+        let cleaning = serde_json::to_string(&CleaningPolicy::default()).unwrap();
+        assert_eq!(
+            cleaning,
+            r#"{"size_source":"allocated","runtime":"zero","requested_time":"runtime","wait":"unknown","status":"all"}"#
+        );
+        let mut b = description();
+        b.workload = identity(batsim(2.0));
+        let text = String::from_utf8(b.canonical()).unwrap();
+        assert!(
+            text.contains(r#""requested_time_source":{"batsim":{"walltime_factor":2.0}}"#),
+            "{text}"
+        );
+        assert_ne!(b.key(), description().key());
+        // `2` and `2.0` are one factor; Batsim's default factor is 2.
+        let mut c = description();
+        c.workload = identity(RequestedTimeSource::new(RequestedTime::Batsim, None).unwrap());
+        assert_eq!(c.key(), b.key());
+        // The workload's draws differ too (its estimates do).
+        assert_ne!(b.draw_seeds(), description().draw_seeds());
     }
 
     fn shake() -> ShakeConfig {
@@ -200,7 +240,7 @@ mod tests {
         let mut same = description();
         same.change = PlatformChange::new(f64::from(2u8), 1.0).unwrap();
         assert_eq!(same.key(), key);
-        let variants: [fn(&mut RunDescription); 12] = [
+        let variants: [fn(&mut RunDescription); 14] = [
             |d| {
                 d.workload = WorkloadIdentity::Trace {
                     trace_blake3: "cd".repeat(32),
@@ -216,6 +256,8 @@ mod tests {
                     },
                 }
             },
+            |d| d.workload = identity(batsim(2.0)),
+            |d| d.workload = identity(batsim(3.0)),
             |d| d.nodes = 101,
             |d| d.scheduler = "fcfs".parse().unwrap(),
             |d| {

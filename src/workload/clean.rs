@@ -42,6 +42,118 @@ choice! {
 }
 
 choice! {
+    /// Where each job's requested time comes from: the value of `requested_time` in a
+    /// spec and of `--requested-time` (resolved, with its factor, into a
+    /// [`RequestedTimeSource`]).
+    pub enum RequestedTime("requested time") {
+        /// As recorded in the trace (field 9).
+        #[default]
+        Recorded => "recorded",
+        /// As Batsim's SWF converter writes walltimes: max(factor × run time, recorded).
+        Batsim => "batsim",
+    }
+}
+
+/// The walltime factor of [`RequestedTimeSource::Batsim`] when none is given: that of
+/// Batsim's converter (`tools/swf_to_batsim_workload_delay.py`, `--jobWalltimeFactor`).
+pub const BATSIM_WALLTIME_FACTOR: f64 = 2.0;
+
+/// Where each job's requested time (the estimate schedulers plan with, and the walltime
+/// at which `walltime = "kill"` ends a job) comes from.
+///
+/// Order of the rules: the run time ≤ 0 policy ([`RuntimePolicy`]) comes first, then
+/// the requested time ≤ 0 policy ([`RequestedTimePolicy`]), then this source, on the
+/// resulting run time and requested time. So under `Batsim` a job with an unknown
+/// requested time (−1) and `RequestedTimePolicy::Runtime` gets max(f × r, r) = f × r,
+/// which is what Batsim's converter gives it (max(f × r, −1)); a run time set to 0
+/// leaves the requested time as it is (Batsim's converter drops such jobs:
+/// `RuntimePolicy::Drop` does the same). Workload transforms and shaking come after
+/// cleaning and see the rewritten requested times.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RequestedTimeSource {
+    /// The requested time as recorded (textbook semantics: users' own estimates).
+    #[default]
+    Recorded,
+    /// Batsim's walltimes: max(`walltime_factor` × run time, requested time), rounded
+    /// up to the millisecond. With a factor ≥ 1 no job outruns its walltime, so
+    /// nothing is killed on the unchanged platform; estimates are still the users' where
+    /// they exceed the factor × run time. This is what a Batsim simulation of an SWF
+    /// trace converted by Batsim's tools saw (Madon, Da Costa & Pierson 2024).
+    Batsim {
+        /// A finite number ≥ 1 (Batsim's default: [`BATSIM_WALLTIME_FACTOR`]).
+        walltime_factor: f64,
+    },
+}
+
+/// An invalid cleaning option.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CleaningError {
+    #[error(
+        "walltime factor must be a finite number ≥ 1 (walltime = max(factor × run time, \
+         requested time)), got {0}"
+    )]
+    WalltimeFactor(f64),
+    #[error(
+        "a walltime factor applies only to Batsim's requested times (requested time \
+         \"batsim\"), not to recorded ones"
+    )]
+    FactorWithoutBatsim,
+}
+
+impl RequestedTimeSource {
+    /// The source named `kind`, with `walltime_factor` (Batsim only; default
+    /// [`BATSIM_WALLTIME_FACTOR`]).
+    pub fn new(
+        kind: RequestedTime,
+        walltime_factor: Option<f64>,
+    ) -> Result<RequestedTimeSource, CleaningError> {
+        match (kind, walltime_factor) {
+            (RequestedTime::Recorded, None) => Ok(RequestedTimeSource::Recorded),
+            (RequestedTime::Recorded, Some(_)) => Err(CleaningError::FactorWithoutBatsim),
+            (RequestedTime::Batsim, factor) => {
+                let f = factor.unwrap_or(BATSIM_WALLTIME_FACTOR);
+                if f.is_finite() && f >= 1.0 {
+                    Ok(RequestedTimeSource::Batsim { walltime_factor: f })
+                } else {
+                    Err(CleaningError::WalltimeFactor(f))
+                }
+            }
+        }
+    }
+
+    /// The default (recorded): left out of cache keys, so keys made before this option
+    /// existed stay valid.
+    pub fn is_recorded(&self) -> bool {
+        matches!(self, RequestedTimeSource::Recorded)
+    }
+
+    /// The requested time of a job with this run time and (cleaned) requested time.
+    pub fn requested_time(self, runtime: Time, requested: Time) -> Time {
+        match self {
+            RequestedTimeSource::Recorded => requested,
+            RequestedTimeSource::Batsim { walltime_factor } => {
+                // Exact for whole factors; a fraction of a millisecond rounds up, so the
+                // walltime is never below factor × run time.
+                let scaled = (walltime_factor * runtime.millis() as f64).ceil() as i64;
+                requested.max(Time::from_millis(scaled))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for RequestedTimeSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RequestedTimeSource::Recorded => f.write_str("recorded"),
+            RequestedTimeSource::Batsim { walltime_factor } => {
+                write!(f, "batsim: max({walltime_factor} × run time, requested)")
+            }
+        }
+    }
+}
+
+choice! {
     /// What to do with an unknown recorded wait time (−1). Only feedback replay (which
     /// needs each job's recorded finish) and the `recorded` scheduler use wait times;
     /// they refuse a workload with unknown ones rather than guess.
@@ -86,13 +198,19 @@ impl StatusFilter {
 /// part of a run's identity and is printed in its metadata. Jobs with size ≤ 0 after
 /// [`SizeSource`] are always dropped (they cannot be scheduled); jobs wider than the
 /// platform are *not* dropped here: the simulator rejects and counts them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CleaningPolicy {
     pub size_source: SizeSource,
     pub runtime: RuntimePolicy,
+    /// Requested time ≤ 0.
     pub requested_time: RequestedTimePolicy,
     pub wait: WaitPolicy,
     pub status: StatusFilter,
+    /// Recorded or Batsim's requested times. Left out of the encoding when recorded
+    /// (the default), so that cache keys of runs without it are those of earlier
+    /// versions.
+    #[serde(skip_serializing_if = "RequestedTimeSource::is_recorded")]
+    pub requested_time_source: RequestedTimeSource,
 }
 
 /// What cleaning did, rule by rule.
@@ -115,6 +233,8 @@ pub struct CleaningReport {
     pub wait_zeroed: usize,
     /// Jobs left with an unknown wait time.
     pub wait_unknown: usize,
+    /// Requested times raised to factor × run time by Batsim's requested times.
+    pub requested_time_raised: usize,
     /// Jobs whose run time exceeds their requested time (kept; the walltime policy of
     /// the run decides what happens to them).
     pub runtime_over_requested: usize,
@@ -186,6 +306,14 @@ impl CleaningPolicy {
                 }
             }
         };
+        let requested = {
+            let (runtime, requested) = (Time::from_secs(runtime), Time::from_secs(requested));
+            let rewritten = self
+                .requested_time_source
+                .requested_time(runtime, requested);
+            report.requested_time_raised += usize::from(rewritten != requested);
+            rewritten
+        };
         let recorded_wait = if r.wait >= 0 {
             Some(Time::from_secs(r.wait))
         } else {
@@ -204,14 +332,15 @@ impl CleaningPolicy {
                 }
             }
         };
+        let runtime = Time::from_secs(runtime);
         report.runtime_over_requested += usize::from(runtime > requested);
         Some(Job {
             id: r.job,
             user: r.user,
             submit: Time::from_secs(r.submit),
-            runtime: Time::from_secs(runtime),
+            runtime,
             size,
-            requested_time: Time::from_secs(requested),
+            requested_time: requested,
             status: r.status,
             recorded_wait,
             swf: Some(*r),
@@ -281,6 +410,127 @@ mod tests {
         let (w, r) = strict.apply(&t);
         assert!(w.is_empty());
         assert_eq!((r.dropped_runtime, r.dropped_requested_time), (1, 1));
+    }
+
+    fn batsim(factor: f64) -> CleaningPolicy {
+        CleaningPolicy {
+            requested_time_source: RequestedTimeSource::new(RequestedTime::Batsim, Some(factor))
+                .unwrap(),
+            ..CleaningPolicy::default()
+        }
+    }
+
+    /// Requested (run, requested) pairs after cleaning, in job-id order.
+    fn requested(policy: &CleaningPolicy, records: Vec<SwfRecord>) -> Vec<(i64, i64)> {
+        let (w, _) = policy.apply(&trace(records));
+        let mut v: Vec<_> = w
+            .jobs()
+            .iter()
+            .map(|j| (j.id, j.requested_time.millis()))
+            .collect();
+        v.sort_unstable();
+        v.into_iter()
+            .map(|(_, ms)| (ms / 1000, ms % 1000))
+            .collect()
+    }
+
+    /// Batsim's walltimes, computed by hand: max(f × run time, requested time).
+    #[test]
+    fn batsim_requested_times_are_max_of_factor_times_runtime_and_requested() {
+        let jobs = || {
+            vec![
+                rec(1, 1, 1, 100, 150, 1), // 2 × 100 = 200 > 150
+                rec(2, 1, 1, 100, 500, 1), // 500 > 200
+                rec(3, 1, 1, 100, 200, 1), // equal: 200
+                rec(4, 1, 1, 100, 250, 1), // factor 3: 300 > 250
+            ]
+        };
+        let secs = |v: Vec<(i64, i64)>| v.into_iter().map(|(s, _)| s).collect::<Vec<_>>();
+        assert_eq!(
+            secs(requested(&CleaningPolicy::default(), jobs())),
+            [150, 500, 200, 250],
+            "recorded: unchanged"
+        );
+        assert_eq!(secs(requested(&batsim(2.0), jobs())), [200, 500, 200, 250]);
+        assert_eq!(secs(requested(&batsim(3.0), jobs())), [300, 500, 300, 300]);
+        assert_eq!(secs(requested(&batsim(1.0), jobs())), [150, 500, 200, 250]);
+        // A fractional factor: 1.5 × 101 s = 151.5 s, exact in milliseconds; 1.0001 ×
+        // 7 s = 7.0007 s rounds up to 7.001 s (never below the factor × run time).
+        assert_eq!(
+            requested(&batsim(1.5), vec![rec(1, 1, 1, 101, 100, 1)]),
+            [(151, 500)]
+        );
+        assert_eq!(
+            requested(&batsim(1.0001), vec![rec(1, 1, 1, 7, 5, 1)]),
+            [(7, 1)]
+        );
+        let (_, report) = batsim(2.0).apply(&trace(jobs()));
+        assert_eq!(report.requested_time_raised, 1);
+        assert_eq!(report.runtime_over_requested, 0);
+    }
+
+    /// The order of the rules: run time ≤ 0, then requested time ≤ 0, then Batsim's max.
+    #[test]
+    fn batsim_requested_times_come_after_the_nonpositive_policies() {
+        let t = || {
+            vec![
+                rec(1, 1, 1, 100, -1, 1), // unknown request → run time 100 → max(200, 100)
+                rec(2, 1, 1, -1, 50, 1),  // unknown run time → 0 → max(0, 50)
+                rec(3, 1, 1, 0, -1, 1),   // both → 0 → 0
+            ]
+        };
+        let secs = |p: &CleaningPolicy| {
+            requested(p, t())
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(secs(&batsim(2.0)), [200, 50, 0]);
+        let drop = CleaningPolicy {
+            runtime: RuntimePolicy::Drop,
+            requested_time: RequestedTimePolicy::Drop,
+            ..batsim(2.0)
+        };
+        assert!(
+            secs(&drop).is_empty(),
+            "dropped before Batsim's rule applies"
+        );
+        let drop_runtime = CleaningPolicy {
+            runtime: RuntimePolicy::Drop,
+            ..batsim(2.0)
+        };
+        assert_eq!(
+            secs(&drop_runtime),
+            [200],
+            "run times ≤ 0 dropped, as Batsim's converter does"
+        );
+    }
+
+    #[test]
+    fn walltime_factor_is_validated() {
+        use RequestedTime::{Batsim, Recorded};
+        assert_eq!(
+            RequestedTimeSource::new(Batsim, None),
+            Ok(RequestedTimeSource::Batsim {
+                walltime_factor: 2.0
+            })
+        );
+        assert_eq!(
+            RequestedTimeSource::new(Recorded, None),
+            Ok(RequestedTimeSource::Recorded)
+        );
+        for bad in [0.5, 0.0, -2.0, f64::NAN, f64::INFINITY] {
+            let e = RequestedTimeSource::new(Batsim, Some(bad)).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("walltime factor must be a finite number ≥ 1"),
+                "{e}"
+            );
+        }
+        assert_eq!(
+            RequestedTimeSource::new(Recorded, Some(2.0)),
+            Err(CleaningError::FactorWithoutBatsim)
+        );
     }
 
     #[test]

@@ -16,8 +16,8 @@ pub use archive::{
 };
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
-    CleaningPolicy, CleaningReport, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter,
-    WaitPolicy,
+    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, RequestedTime,
+    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
 };
 
 pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};

@@ -2,8 +2,8 @@
 
 use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 use super::{
-    CleaningPolicy, RequestedTimePolicy, RuntimePolicy, SizeSource, StatusFilter, TraceLocator,
-    WaitPolicy,
+    CleaningError, CleaningPolicy, RequestedTime, RequestedTimePolicy, RequestedTimeSource,
+    RuntimePolicy, SizeSource, StatusFilter, TraceLocator, WaitPolicy,
 };
 use crate::swf::{ParseOptions, parse_bytes, read_content};
 
@@ -11,7 +11,7 @@ use crate::swf::{ParseOptions, parse_bytes, read_content};
 /// an SWF file (a path, or an archive name looked up in the trace directories) and the
 /// cleaning applied to it. The run's identity is the blake3 of the decompressed content
 /// and the cleaning policy, not the path: a renamed or moved file keeps its results.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "TraceFields", into = "TraceFields")]
 pub struct TraceSource {
     /// Archive name or path.
@@ -32,12 +32,22 @@ struct TraceFields {
     runtime_policy: RuntimePolicy,
     #[serde(default)]
     requested_time_policy: RequestedTimePolicy,
+    /// `"recorded"` (default) or `"batsim"`: max(walltime_factor × run time, requested).
+    #[serde(default, skip_serializing_if = "is_recorded")]
+    requested_time: RequestedTime,
+    /// The factor of `requested_time = "batsim"` (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    walltime_factor: Option<f64>,
     #[serde(default)]
     wait_policy: WaitPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<Vec<i64>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     lenient: bool,
+}
+
+fn is_recorded(r: &RequestedTime) -> bool {
+    *r == RequestedTime::Recorded
 }
 
 impl TryFrom<TraceFields> for TraceSource {
@@ -47,6 +57,13 @@ impl TryFrom<TraceFields> for TraceSource {
         if f.trace.is_empty() {
             return Err("trace must name a file or an archive trace".into());
         }
+        let requested_time_source = RequestedTimeSource::new(f.requested_time, f.walltime_factor)
+            .map_err(|e| match e {
+                CleaningError::FactorWithoutBatsim => {
+                    "walltime_factor applies only to requested_time = \"batsim\"".to_string()
+                }
+                e => format!("walltime_factor: {e}"),
+            })?;
         Ok(TraceSource {
             trace: f.trace,
             cleaning: CleaningPolicy {
@@ -55,6 +72,7 @@ impl TryFrom<TraceFields> for TraceSource {
                 requested_time: f.requested_time_policy,
                 wait: f.wait_policy,
                 status: f.status.map_or(StatusFilter::All, StatusFilter::only),
+                requested_time_source,
             },
             lenient: f.lenient,
         })
@@ -68,6 +86,14 @@ impl From<TraceSource> for TraceFields {
             size_source: t.cleaning.size_source,
             runtime_policy: t.cleaning.runtime,
             requested_time_policy: t.cleaning.requested_time,
+            requested_time: match t.cleaning.requested_time_source {
+                RequestedTimeSource::Recorded => RequestedTime::Recorded,
+                RequestedTimeSource::Batsim { .. } => RequestedTime::Batsim,
+            },
+            walltime_factor: match t.cleaning.requested_time_source {
+                RequestedTimeSource::Recorded => None,
+                RequestedTimeSource::Batsim { walltime_factor } => Some(walltime_factor),
+            },
             wait_policy: t.cleaning.wait,
             status: match t.cleaning.status {
                 StatusFilter::All => None,

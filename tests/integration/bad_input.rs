@@ -173,6 +173,95 @@ fn invalid_platform_values_are_clear_errors() {
     }
 }
 
+/// `--requested-time batsim --walltime-factor F`: F must be a finite number ≥ 1, and only
+/// goes with Batsim's requested times; the error comes before the trace is read.
+#[test]
+fn invalid_walltime_factor_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "ok.swf", format!("; MaxProcs: 8\n{LINE}\n"));
+    let message = "error: --walltime-factor: walltime factor must be a finite number ≥ 1 \
+                   (walltime = max(factor × run time, requested time)), got";
+    for factor in ["0.5", "0", "-2", "NaN", "inf"] {
+        let sessions = ["sessions", "--delim", "arrival", "--threshold", "60"];
+        for command in [&["simulate"][..], &["trace", "info"], &sessions] {
+            campaign()
+                .args(command)
+                .args(["--requested-time", "batsim", "--walltime-factor", factor])
+                .arg(&path)
+                .assert()
+                .code(1)
+                .stdout(predicate::str::is_empty())
+                .stderr(predicate::str::starts_with(message))
+                .stderr(predicate::str::contains(format!("got {factor}")))
+                .stderr(no_panic());
+        }
+    }
+    // A factor without Batsim's requested times is an error, not silently ignored.
+    simulate(&path, &["--walltime-factor", "3"])
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "error: --walltime-factor applies only to --requested-time batsim",
+        ))
+        .stderr(no_panic());
+    // Not a number, or an unknown source: usage errors listing the choices.
+    simulate(
+        &path,
+        &["--requested-time", "batsim", "--walltime-factor", "two"],
+    )
+    .code(2)
+    .stderr(no_panic());
+    simulate(&path, &["--requested-time", "bastim"])
+        .code(2)
+        .stderr(predicate::str::contains("recorded"))
+        .stderr(predicate::str::contains("batsim"));
+    // A missing trace is not reported before the bad factor.
+    campaign()
+        .args(["simulate", "NO-SUCH-TRACE", "--requested-time", "batsim"])
+        .args(["--walltime-factor", "0"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("walltime factor"))
+        .stderr(predicate::str::contains("NO-SUCH-TRACE").not());
+    // Valid: the one job (run 100 s, requested 200 s) gets max(3 × 100, 200) = 300 s.
+    let jobs = dir.path().join("jobs.csv");
+    let out = simulate(
+        &path,
+        &[
+            "--requested-time",
+            "batsim",
+            "--walltime-factor",
+            "3",
+            "--format",
+            "json",
+        ],
+    )
+    .success();
+    let doc: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(
+        doc["cleaning"]["policy"]["requested_time_source"],
+        serde_json::json!({ "batsim": { "walltime_factor": 3.0 } })
+    );
+    assert_eq!(doc["cleaning"]["report"]["requested_time_raised"], 1);
+    campaign()
+        .arg("simulate")
+        .arg(&path)
+        .args([
+            "--requested-time",
+            "batsim",
+            "--walltime-factor",
+            "3",
+            "--jobs-out",
+        ])
+        .arg(&jobs)
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(&jobs).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "requested_time").unwrap();
+    assert_eq!(row[col].parse::<f64>().unwrap(), 300.0, "{csv}");
+}
+
 #[test]
 fn trace_info_rejects_zero_nodes() {
     let dir = tempfile::tempdir().unwrap();

@@ -434,3 +434,52 @@ easy = { kind = "easy" }
     let e = err(&text.replace("kind = \"easy\"", "kind = \"easy\", prediction_window = 0"));
     assert!(e.message.contains("scheduler \"easy\""), "{e}");
 }
+
+#[test]
+fn batsim_requested_times_and_their_factor() {
+    use crate::workload::RequestedTimeSource;
+    let source = |text: &str| {
+        let spec = load(text).unwrap_or_else(|e| panic!("{e}")).0;
+        let WorkloadSource::Trace(t) = &spec.workloads[1].1.source;
+        t.cleaning.requested_time_source
+    };
+    assert_eq!(source(BASE), RequestedTimeSource::Recorded);
+    let with = |keys: &str| BASE.replace("nodes = 64", &format!("nodes = 64\n{keys}"));
+    assert_eq!(
+        source(&with("requested_time = \"batsim\"")),
+        RequestedTimeSource::Batsim {
+            walltime_factor: 2.0
+        }
+    );
+    assert_eq!(
+        source(&with("requested_time = \"batsim\"\nwalltime_factor = 3")),
+        RequestedTimeSource::Batsim {
+            walltime_factor: 3.0
+        }
+    );
+    // An invalid factor, a factor without Batsim's rule, an unknown source: errors at
+    // their line (8: the line after `nodes = 64`, or 9 for the factor).
+    let e = err(&with("requested_time = \"batsim\"\nwalltime_factor = 0.5"));
+    assert!(
+        e.message.contains(
+            "workload \"B\": walltime_factor: walltime factor must be a finite number ≥ 1"
+        ),
+        "{e}"
+    );
+    assert!(e.message.contains("got 0.5"), "{e}");
+    assert_eq!(e.at.map(|a| a.0), Some(9));
+    let e = err(&with("walltime_factor = 2"));
+    assert!(
+        e.message.contains(
+            "workload \"B\": walltime_factor applies only to requested_time = \"batsim\""
+        ),
+        "{e}"
+    );
+    assert_eq!(e.at.map(|a| a.0), Some(8));
+    let e = err(&with("requested_time = \"bastim\""));
+    assert!(
+        e.message
+            .contains("unknown requested time \"bastim\"; expected one of: recorded, batsim"),
+        "{e}"
+    );
+}

@@ -57,16 +57,22 @@ pub(super) fn workloads(
     }
     let mut out = Vec::new();
     for (n, w) in &raw.workloads.0 {
-        // At the unknown key the message names, else at the variant's name.
+        // At the key the message is about (an unknown field, or the key it starts
+        // with), else at the variant's name.
         let fail = |e: String| {
             let unknown = e
                 .split_once("unknown field `")
                 .and_then(|(_, rest)| rest.split_once('`'))
                 .map(|(key, _)| key);
+            let about = |k: &str| {
+                Some(k) == unknown
+                    || e.strip_prefix(k)
+                        .is_some_and(|rest| rest.starts_with([':', ' ']))
+            };
             let span = (w.0)
                 .0
                 .iter()
-                .find(|(k, _)| Some(k.get_ref().as_str()) == unknown)
+                .find(|(k, _)| about(k.get_ref()))
                 .map_or(n.span(), |(k, _)| k.span());
             src.error(Some(span), format!("workload {:?}: {e}", n.get_ref()))
         };
