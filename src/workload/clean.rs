@@ -79,7 +79,9 @@ pub enum RequestedTimeSource {
     /// up to the millisecond. With a factor ≥ 1 no job outruns its walltime, so
     /// nothing is killed on the unchanged platform; estimates are still the users' where
     /// they exceed the factor × run time. This is what a Batsim simulation of an SWF
-    /// trace converted by Batsim's tools saw (Madon, Da Costa & Pierson 2024).
+    /// trace converted by Batsim's tools saw (Madon, Da Costa & Pierson 2024). Only the
+    /// converter's walltime rule: its other choices (dropping run times ≤ 0, sizes from
+    /// the allocated processors) are those of [`RuntimePolicy`] and [`SizeSource`].
     Batsim {
         /// A finite number ≥ 1 (Batsim's default: [`BATSIM_WALLTIME_FACTOR`]).
         walltime_factor: f64,
