@@ -203,20 +203,26 @@ impl SpecArgs {
         } = self.prepare()?;
         let cache = Cache::new(&self.cache);
         let mut out = header(&spec, &grid, &workloads, &self.spec);
-        let cached = planned
-            .iter()
-            .filter(|p| p.key().is_some_and(|k| cache.contains(k)))
-            .count();
-        let broken = planned.iter().filter(|p| p.description.is_err()).count();
+        // Runs with equal keys (a baseline shared by shake variants, a run two studies
+        // both name) are one computation.
+        let mut keys: Vec<&str> = planned.iter().filter_map(PlannedRun::key).collect();
+        let resolved = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        let distinct = keys.len();
+        let cached = keys.iter().filter(|k| cache.contains(k)).count();
+        let broken = planned.len() - resolved;
         writeln!(
             out,
-            "runs       {}: {cached} cached, {} to compute, {broken} cannot run (cache {})",
+            "runs       {}: {cached} cached, {} to compute, {broken} cannot run ({distinct} \
+             distinct; cache {})",
             planned.len(),
-            planned.len() - cached - broken,
+            distinct - cached,
             cache.dir().display()
         )?;
         print_stdout(&out)?;
-        Ok(EXIT_OK)
+        // A plan with runs that cannot run is not a plan that can be carried out.
+        Ok(if broken > 0 { EXIT_ERROR } else { EXIT_OK })
     }
 }
 

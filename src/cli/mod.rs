@@ -60,7 +60,21 @@ enum Command {
 
 /// Runs the command line; the whole of `main`.
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    // The version names the semantics version too: results (and cache keys) are those
+    // of that version.
+    let version = format!(
+        "{} (semantics version {})",
+        env!("CARGO_PKG_VERSION"),
+        ::campaign::run::SEMANTICS_VERSION
+    );
+    // Built once per process; clap wants it for the whole run.
+    let version: &'static str = Box::leak(version.into_boxed_str());
+    let parsed = Cli::command()
+        .version(version)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -499,3 +499,24 @@ fn closed_stdout_is_not_a_panic() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// Regression: `simulate --jobs-out nodir/x.csv` found the missing directory only after
+/// simulating, losing the metrics; now it is refused before the trace is read.
+#[test]
+fn output_paths_are_checked_before_simulating() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--jobs-out", "--users-out", "--swf-out"] {
+        let out = dir.path().join("nodir").join("x.csv");
+        campaign()
+            .args(["simulate", "no-such-trace", flag])
+            .arg(&out)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(format!(
+                "cannot write {}: directory {} does not exist",
+                out.display(),
+                dir.path().join("nodir").display()
+            )));
+    }
+}

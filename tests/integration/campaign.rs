@@ -531,3 +531,61 @@ fn shorthands_and_inline_tables_are_one_run() {
         .code(2)
         .stderr(predicates::str::contains("unknown field `window`"));
 }
+
+/// Regression: `campaign plan` counted runs shared by several shake variants (their
+/// unshaken baseline) as work of their own, and exited 0 when runs could not run.
+#[test]
+fn plan_counts_distinct_runs_and_fails_when_runs_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("dup.toml");
+    // One workload × 3 shake variants: the unshaken variant's run and each shaking
+    // variant's baseline are one run (the same key); 2 + 2 shaken runs besides.
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"dup\"\n[workloads.fig1]\ntrace = \"{}\"\n[shakes]\nnone = {{}}\n\
+             a = {{ attribute = \"interarrival\", degree = 10, seeds = [1, 2] }}\n\
+             b = {{ attribute = \"interarrival\", degree = 20, seeds = [1, 2] }}\n",
+            fixture("fig1_sessions.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "7: 0 cached, 5 to compute, 0 cannot run (5 distinct;",
+        ));
+    let missing = dir.path().join("missing.toml");
+    std::fs::write(
+        &missing,
+        "name = \"missing\"\n[workloads.X]\ntrace = \"no-such-trace\"\n",
+    )
+    .unwrap();
+    campaign()
+        .arg("plan")
+        .arg(&missing)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "1: 0 cached, 0 to compute, 1 cannot run",
+        ));
+}
+
+/// `campaign --version` names the semantics version its results belong to.
+#[test]
+fn version_names_the_semantics_version() {
+    campaign()
+        .arg("--version")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "(semantics version {SEMANTICS_VERSION})"
+        )));
+}
