@@ -105,11 +105,15 @@ impl SpecArgs {
     }
 }
 
+/// What the campaign is: its grids, workloads and notes. With `errors_below`, a
+/// workload that cannot load shows the first line of its error (the caller prints the
+/// whole of it once with the failed runs).
 fn header(
     spec: &Spec,
     grid: &Grid,
     workloads: &[Result<LoadedWorkload, String>],
     path: &Path,
+    errors_below: bool,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "campaign   {} ({})", spec.name, path.display());
@@ -183,7 +187,16 @@ fn header(
                 );
             }
             Err(e) => {
-                let _ = writeln!(out, "workload   {name}: cannot load: {e}");
+                // The first line; a run reports the whole message once with its
+                // failures, a plan prints it whole.
+                match (errors_below, e.split_once('\n')) {
+                    (true, Some((first, _))) => {
+                        let _ = writeln!(out, "workload   {name}: cannot load: {first} (below)");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "workload   {name}: cannot load: {e}");
+                    }
+                }
             }
         }
         if let Some(note) = &w.note {
@@ -202,7 +215,7 @@ impl SpecArgs {
             planned,
         } = self.prepare()?;
         let cache = Cache::new(&self.cache);
-        let mut out = header(&spec, &grid, &workloads, &self.spec);
+        let mut out = header(&spec, &grid, &workloads, &self.spec, false);
         // Runs with equal keys (a baseline shared by shake variants, a run two studies
         // both name) are one computation.
         let mut keys: Vec<&str> = planned.iter().filter_map(PlannedRun::key).collect();
@@ -243,7 +256,7 @@ impl SpecArgs {
             planned,
         } = self.prepare()?;
         let cache = Cache::new(&self.cache);
-        eprint!("{}", header(&spec, &grid, &workloads, &self.spec));
+        eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
         let mut missing = 0;
         let outcomes: Vec<Option<Outcome>> = planned
             .iter()
@@ -508,7 +521,10 @@ impl RunArgs {
         } = self.spec.prepare()?;
         let cache = Cache::new(&self.spec.cache);
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
-        eprint!("{}", header(&spec, &grid, &workloads, &self.spec.spec));
+        eprint!(
+            "{}",
+            header(&spec, &grid, &workloads, &self.spec.spec, true)
+        );
         let progress = Progress::new(planned.len());
         let started = Instant::now();
         let outcomes = execute(
@@ -551,18 +567,35 @@ impl RunArgs {
             })
             .collect();
         let not_run = outcomes.iter().filter(|o| o.is_none()).count();
+        // One message per distinct cause, with how many runs it failed and the first
+        // few of them (a missing trace fails every run of its workload alike).
+        let mut causes: Vec<(&str, Vec<&PlannedRun>)> = Vec::new();
         for (p, e) in &failed {
-            let l = &p.labels;
-            eprintln!(
-                "failed: {} {} {} {} {} {}{}: {e}",
-                &l[Axis::Workload],
-                l.experiment.as_deref().unwrap_or("-"),
-                &l[Axis::Scheduler],
-                &l[Axis::Platform],
-                &l[Axis::Semantics],
-                &l[Axis::Replay],
-                more_labels(l)
-            );
+            match causes.iter_mut().find(|(c, _)| c == e) {
+                Some((_, runs)) => runs.push(p),
+                None => causes.push((e, vec![p])),
+            }
+        }
+        const SHOWN: usize = 3;
+        for (cause, runs) in &causes {
+            let n = runs.len();
+            eprintln!("failed ({n} run{}): {cause}", if n == 1 { "" } else { "s" });
+            for p in runs.iter().take(SHOWN) {
+                let l = &p.labels;
+                eprintln!(
+                    "  {} {} {} {} {} {}{}",
+                    &l[Axis::Workload],
+                    l.experiment.as_deref().unwrap_or("-"),
+                    &l[Axis::Scheduler],
+                    &l[Axis::Platform],
+                    &l[Axis::Semantics],
+                    &l[Axis::Replay],
+                    more_labels(l)
+                );
+            }
+            if n > SHOWN {
+                eprintln!("  … and {} more", n - SHOWN);
+            }
         }
         if not_run > 0 {
             eprintln!("interrupted: {not_run} runs not started (finished runs are cached)");

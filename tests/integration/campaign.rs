@@ -206,6 +206,16 @@ fn a_missing_trace_fails_its_runs_only() {
         err.contains("trace \"no-such-trace-anywhere\" not found"),
         "{err}"
     );
+    // One message for the one cause (regression: the same multi-line message was
+    // printed once per run), with the count and the first runs.
+    assert_eq!(
+        err.matches("no-such-trace-anywhere.swf.gz (CAMPAIGN_TRACE_DIR)")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("failed (4 runs): workload \"ghost\""), "{err}");
+    assert!(err.contains("  … and 1 more"), "{err}");
     assert_eq!(
         entries(&dir.path().join("cache")).len(),
         8,
