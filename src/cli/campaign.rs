@@ -10,8 +10,7 @@ use ::campaign::report::{
     write_table,
 };
 use ::campaign::workload::{
-    ARCHIVE_URL, ARCHIVE_URL_ENV, LoadedWorkload, TRACE_DIR_ENV, TraceLocator, WorkloadSource,
-    archive_trace, fetch,
+    ARCHIVE_URL, ARCHIVE_URL_ENV, LoadedWorkload, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
 };
 use clap::Args;
 use std::fmt::Write as _;
@@ -69,11 +68,13 @@ impl SpecArgs {
         dirs.push((PathBuf::from("traces"), "default ./traces"));
         let locator = TraceLocator::new(dirs.clone());
         for (name, w) in &spec.workloads {
-            let WorkloadSource::Trace(t) = &w.source;
-            let Some(known) = archive_trace(&t.trace) else {
+            let Some(trace) = w.source.get().trace() else {
                 continue;
             };
-            if locator.locate(&t.trace).is_ok() {
+            let Some(known) = archive_trace(trace) else {
+                continue;
+            };
+            if locator.locate(trace).is_ok() {
                 continue;
             }
             if self.fetch {

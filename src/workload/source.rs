@@ -16,6 +16,11 @@ pub trait SourceSetup: std::fmt::Debug {
 
     /// Makes the file paths it names relative to `dir` (a spec's directory).
     fn relative_to(&mut self, _dir: &std::path::Path) {}
+
+    /// The trace it reads (an archive name or a path), if it reads one.
+    fn trace(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A workload ready to run.

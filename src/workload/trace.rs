@@ -105,6 +105,10 @@ impl From<TraceSource> for TraceFields {
 }
 
 impl SourceSetup for TraceSource {
+    fn trace(&self) -> Option<&str> {
+        Some(&self.trace)
+    }
+
     /// A trace with a directory, or ending in `.swf` or `.gz`, is a path; an archive
     /// name stays a name.
     fn relative_to(&mut self, dir: &std::path::Path) {
