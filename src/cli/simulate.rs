@@ -54,7 +54,8 @@ pub(crate) struct SimulateArgs {
     /// Jobs running past their requested time: killed at it, or run to completion.
     #[arg(long, default_value_t, value_parser = choice::<WalltimePolicy>())]
     walltime: WalltimePolicy,
-    /// With a speed change, the requested time is kept or scaled like the run time.
+    /// With a speed change, the requested time is kept (keep), scaled like the run time
+    /// (scale), or scaled like it on slower nodes only and kept on faster ones (stretch).
     #[arg(long, default_value_t, value_parser = choice::<WalltimeScaling>())]
     walltime_scaling: WalltimeScaling,
     /// Replay model: rigid (recorded submit times), a0, a60 (feedback, sessions cut at
