@@ -140,25 +140,27 @@ struct LoadedTrace {
     path: PathBuf,
     records: usize,
     skipped_lines: usize,
+    /// The cleaning policy applied, and what it did.
+    policy: CleaningPolicy,
     cleaning: CleaningReport,
 }
 
 impl TraceSource {
     /// The workload source these arguments name, with `cleaning`.
-    fn source(&self, cleaning: &CleaningArgs) -> anyhow::Result<WorkloadSource> {
-        Ok(WorkloadSource::Trace(::campaign::workload::TraceSource {
+    fn source(&self, cleaning: &CleaningPolicy) -> WorkloadSource {
+        WorkloadSource::Trace(::campaign::workload::TraceSource {
             trace: self.trace.clone(),
-            cleaning: cleaning.to_policy()?,
+            cleaning: cleaning.clone(),
             lenient: self.lenient,
-        }))
+        })
     }
 
     /// Loads the trace as a campaign loads its workloads.
     fn load(&self, cleaning: &CleaningArgs) -> anyhow::Result<LoadedTrace> {
         let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
         let locator = TraceLocator::standard(self.trace_dir.clone(), env);
-        let source = self.source(cleaning)?;
-        let loaded = source.load(&locator)?;
+        let policy = cleaning.to_policy()?;
+        let loaded = self.source(&policy).load(&locator)?;
         let Origin::Trace {
             path,
             records,
@@ -176,6 +178,7 @@ impl TraceSource {
             path,
             records,
             skipped_lines,
+            policy,
             cleaning,
         })
     }

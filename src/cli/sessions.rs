@@ -72,10 +72,10 @@ impl SessionsArgs {
         let super::LoadedTrace {
             loaded,
             path,
+            policy,
             cleaning,
             ..
         } = self.source.load(&self.cleaning)?;
-        let policy = self.cleaning.to_policy()?;
         let workload = loaded.workload;
         let delimitation = Delimitation::new(self.delim, self.threshold)?;
         let graph = SessionGraph::build(&workload, delimitation)?;

@@ -247,6 +247,7 @@ impl SimulateArgs {
             path,
             records,
             skipped_lines,
+            policy,
             cleaning,
         } = self.source.load(&self.cleaning)?;
         let description = request.resolve(&loaded)?;
@@ -254,7 +255,6 @@ impl SimulateArgs {
         let simulation = description.simulate(&loaded.workload, self.check, None)?;
         let (workload, result, shaken) =
             (simulation.workload, simulation.result, simulation.shaken);
-        let policy = self.cleaning.to_policy()?;
         let transform = &description.transform;
         let shake = description.shake;
         let seed = description.seed;

@@ -126,6 +126,7 @@ impl InfoArgs {
             records,
             skipped_lines,
             cleaning,
+            ..
         } = self.source.load(&self.cleaning)?;
         let workload = loaded.workload;
         let nodes = match self.nodes {

@@ -95,15 +95,17 @@ pub(super) fn expand_variant(
     }
     Ok(out
         .into_iter()
-        .map(|(labels, chosen)| {
-            let n = if labels.is_empty() {
-                name.get_ref().clone()
-            } else {
-                format!("{}[{}]", name.get_ref(), labels.join(","))
-            };
-            (n, chosen)
-        })
+        .map(|(labels, chosen)| (swept_name(name, &labels), chosen))
         .collect())
+}
+
+/// A swept variant's name: `name[field=value,…]`, or `name` when nothing is swept.
+fn swept_name(name: &Spanned<String>, labels: &[String]) -> String {
+    if labels.is_empty() {
+        name.get_ref().clone()
+    } else {
+        format!("{}[{}]", name.get_ref(), labels.join(","))
+    }
 }
 
 /// Whether a value of a configuration table is a sweep: a list of numbers, or a string
@@ -162,14 +164,7 @@ pub(super) fn expand_table(
     }
     Ok(out
         .into_iter()
-        .map(|(labels, t)| {
-            let n = if labels.is_empty() {
-                name.get_ref().clone()
-            } else {
-                format!("{}[{}]", name.get_ref(), labels.join(","))
-            };
-            (n, t)
-        })
+        .map(|(labels, t)| (swept_name(name, &labels), t))
         .collect())
 }
 
