@@ -92,13 +92,13 @@ fn replay(c: &mut Criterion) {
     for model in ["a0", "a60", "feedback:arrival:0:all"] {
         let model: ReplayModel = model.parse().unwrap();
         group.bench_function(format!("setup-only/{model}"), |b| {
-            b.iter(|| model.submitter(black_box(&sdsc)).unwrap())
+            b.iter(|| model.submitter(black_box(&sdsc), 1).unwrap())
         });
     }
     // The a0 schedule's submit times replayed rigidly: the simulator and EASY on the
     // same arrivals, without the replay model (separates its cost from the schedule's).
     let a0: ReplayModel = "a0".parse().unwrap();
-    let mut replay = a0.submitter(&sdsc).unwrap();
+    let mut replay = a0.submitter(&sdsc, 0).unwrap();
     let mut sched = SchedulerConfig::default().build(jobs.len());
     let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
     let mut moved = sdsc.jobs().to_vec();
@@ -114,12 +114,20 @@ fn replay(c: &mut Criterion) {
             simulate(black_box(&moved_jobs), 128, sched.as_mut(), &mut replay).unwrap()
         })
     });
-    for model in ["rigid", "a0", "a60", "feedback:arrival:0:all"] {
+    for model in [
+        "rigid",
+        "a0",
+        "a60",
+        "feedback:arrival:0:all",
+        "adjusted",
+        "distribution",
+        "fluid",
+    ] {
         let model: ReplayModel = model.parse().unwrap();
-        group.bench_function(model.to_string(), |b| {
+        group.bench_function(model.label(), |b| {
             b.iter(|| {
                 let mut sched = SchedulerConfig::default().build(jobs.len());
-                let mut replay = model.submitter(&sdsc).unwrap();
+                let mut replay = model.submitter(&sdsc, 1).unwrap();
                 simulate(black_box(&jobs), 128, sched.as_mut(), replay.as_mut()).unwrap()
             })
         });
@@ -221,6 +229,7 @@ fn load(c: &mut Criterion) {
             campaign::run::DrawSeeds {
                 transform: 0,
                 shake: 0,
+                replay: 0,
             },
         )
         .unwrap();

@@ -3,7 +3,10 @@
 use super::output::write_file;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
 use ::campaign::quantile::quantile;
-use ::campaign::replay::{Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph};
+use ::campaign::replay::{
+    BatchGraph, BatchStats, Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph,
+    ThinkTimeStats,
+};
 use ::campaign::workload::trace_name;
 use clap::Args;
 use serde_json::json;
@@ -24,9 +27,16 @@ pub(crate) struct SessionsArgs {
     /// The threshold in minutes (≥ 0; a gap equal to it does not open a session).
     #[arg(long, value_name = "MINUTES", allow_hyphen_values = true, value_parser = minutes)]
     threshold: f64,
-    /// Write every user's sessions and reduced dependency graph as JSON to this file.
+    /// Write every user's sessions and reduced dependency graph as JSON to this file
+    /// (with --batches: every user's batches with their depends-on lists).
     #[arg(long, value_name = "FILE.json")]
     out: Option<PathBuf>,
+    /// Batches (Zakay & Feitelson 2013): each session (arrival delimiter) cut into
+    /// batches of overlapping jobs; reports batches per session, jobs per batch, and the
+    /// think times (TT) and inter-arrival times (IAT) between batches, within and
+    /// between sessions.
+    #[arg(long)]
+    batches: bool,
     /// table: summary over users; json: the summary and every user's statistics.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -77,9 +87,37 @@ impl SessionsArgs {
             ..
         } = self.source.load(&self.cleaning)?;
         let workload = loaded.workload;
+        let name = trace_name(&path);
+        if self.batches {
+            anyhow::ensure!(
+                self.delim == Delimiter::Arrival,
+                "--batches cuts sessions by inter-arrival time (Zakay & Feitelson's \
+                 Definition 1): use --delim arrival"
+            );
+            let graph = BatchGraph::build(&workload, self.threshold)?;
+            if let Some(out) = &self.out {
+                let doc = graph.doc(&workload, &name);
+                write_file(out, |w| {
+                    serde_json::to_writer(w, &doc).map_err(std::io::Error::from)
+                })?;
+            }
+            let stats = graph.stats();
+            let text = match self.format {
+                Format::Json => {
+                    let doc = json!({
+                        "trace": { "name": name, "path": path, "jobs": workload.len() },
+                        "cleaning": { "policy": policy, "report": cleaning },
+                        "batches": stats,
+                    });
+                    format!("{}\n", serde_json::to_string_pretty(&doc)?)
+                }
+                Format::Table => batch_table(&name, &path, &stats)?,
+            };
+            print_stdout(&text)?;
+            return Ok(EXIT_OK);
+        }
         let delimitation = Delimitation::new(self.delim, self.threshold)?;
         let graph = SessionGraph::build(&workload, delimitation)?;
-        let name = trace_name(&path);
         let stats = graph.stats();
 
         if let Some(out) = &self.out {
@@ -165,4 +203,63 @@ impl SessionsArgs {
         print_stdout(&text)?;
         Ok(EXIT_OK)
     }
+}
+
+/// The table form of `sessions --batches`.
+fn batch_table(name: &str, path: &std::path::Path, stats: &BatchStats) -> anyhow::Result<String> {
+    let o = &stats.overall;
+    let mut text = String::new();
+    writeln!(text, "trace      {name} ({})", path.display())?;
+    writeln!(
+        text,
+        "batches    sessions by inter-arrival over {} min: {} users, {} jobs, {} sessions, \
+         {} batches",
+        stats.threshold_minutes,
+        stats.users.len(),
+        o.jobs,
+        o.sessions,
+        o.batches
+    )?;
+    writeln!(text)?;
+    writeln!(
+        text,
+        "  {:<22}{:>10}{:>10}{:>10}{:>10}",
+        "", "mean", "median", "p90", "max"
+    )?;
+    for (label, s) in [
+        ("batches per session", &o.batches_per_session),
+        ("jobs per batch", &o.jobs_per_batch),
+    ] {
+        writeln!(
+            text,
+            "  {label:<22}{:>10.2}{:>10}{:>10.1}{:>10}",
+            s.mean, s.p50, s.p90, s.max
+        )?;
+    }
+    writeln!(text)?;
+    writeln!(
+        text,
+        "  {:<34}{:>8}{:>9}{:>9}{:>9}{:>9}{:>9}",
+        "hours", "count", "< 1 h %", "10 %", "50 %", "90 %", "< 10 h %"
+    )?;
+    let row = |label: &str, t: &ThinkTimeStats| {
+        let h = |s: f64| s / 3600.0;
+        format!(
+            "  {label:<34}{:>8}{:>9.1}{:>9.2}{:>9.2}{:>9.2}{:>9.1}\n",
+            t.edges,
+            100.0 * t.under_1h,
+            h(t.p10_s),
+            h(t.p50_s),
+            h(t.p90_s),
+            100.0 * t.under_10h
+        )
+    };
+    text += &row("TT between batches of a session", &o.think_within_sessions);
+    text += &row(
+        "IAT between batches of a session",
+        &o.interarrival_within_sessions,
+    );
+    text += &row("TT between sessions", &o.think_between_sessions);
+    text += &row("IAT between sessions", &o.interarrival_between_sessions);
+    Ok(text)
 }

@@ -61,8 +61,10 @@ pub(crate) struct SimulateArgs {
     /// Replay model: rigid (recorded submit times), a0, a60 (feedback, sessions cut at
     /// inter-arrival gaps over 0 or 60 minutes), or feedback:DELIM:MINUTES[:DEPS] with
     /// DELIM arrival|last|max and DEPS reduced (default: the paper's session graph) or
-    /// all (every depends-on pair); or an inline table, e.g. '{ model = "feedback",
-    /// delimiter = "last", threshold = 30 }'.
+    /// all (every depends-on pair); Zakay & Feitelson's user models over batches:
+    /// adjusted, distribution, fluid (default parameters; README); or an inline table,
+    /// e.g. '{ model = "feedback", delimiter = "last", threshold = 30 }' or
+    /// '{ model = "fluid", continuation = false }'.
     #[arg(long, default_value = "rigid", value_name = "MODEL")]
     replay: ReplayModel,
     /// Write one row per user (jobs and mean, relative and additional lateness) to this
@@ -102,10 +104,12 @@ pub(crate) struct SimulateArgs {
     /// Percent of the jobs shaken (an exact count).
     #[arg(long, value_name = "PCT", default_value_t = 100.0, requires = "shake")]
     shake_percentage: f64,
-    /// Seed number of the shaking draws (≥ 1, default 1; needs --shake). Derived with
-    /// the trace's content and cleaning, as in campaigns, where seed 0 is the unshaken
-    /// run; --badness always draws as seed 0 does.
-    #[arg(long, value_name = "N", requires = "shake")]
+    /// Seed number of the shaking draws and of a stochastic replay model's
+    /// (distribution, fluid): with --shake ≥ 1, default 1; otherwise default 0, and
+    /// ignored when nothing draws. Derived with the trace's content and cleaning, as in
+    /// campaigns, where seed 0 is the unshaken run; --badness always draws as seed 0
+    /// does.
+    #[arg(long, value_name = "N")]
     seed: Option<u64>,
     /// Scale arrivals to reach this offered load (Σ size × run time over nodes × the
     /// arrival span).

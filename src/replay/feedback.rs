@@ -93,7 +93,11 @@ impl From<FeedbackConfig> for FeedbackFields {
 }
 
 impl super::ReplaySetup for FeedbackConfig {
-    fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+    fn submitter(
+        &self,
+        workload: &Workload,
+        _seed: u64,
+    ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
         Ok(Box::new(Feedback::new(
             SessionGraph::build(workload, self.delimitation)?,
             self.dependencies,

@@ -5,11 +5,23 @@
 //! the command line, campaign specs and the cache key spell it; each model is one file
 //! with its configuration type (implementing [`ReplaySetup`]).
 
+mod batches;
+mod behaviour;
+mod next_batch;
 mod sessions;
 mod stats;
 
 pub use crate::sim::Submitter;
+pub use adjusted::Adjusted;
+pub use batches::{
+    Batch, BatchDeps, BatchDoc, BatchEntryDoc, BatchGraph, BatchStats, BatchSummary, Spread,
+    UserBatchDoc, UserBatchStats,
+};
+pub use behaviour::Continuation;
+pub use distribution::{Distribution, Worker};
 pub use feedback::Feedback;
+pub use fluid::{Fluid, FluidDelays, Sessions};
+pub use next_batch::{NextBatch, Release, Released, UserModel};
 pub use rigid::Rigid;
 pub use sessions::{
     Delimitation, Delimiter, Edge, EdgeDoc, GraphDoc, Session, SessionDoc, SessionGraph,
@@ -43,8 +55,23 @@ choice! {
 /// What a replay model's configuration does: build the submitter for a workload.
 /// Implemented by each replay model's configuration type.
 pub trait ReplaySetup: fmt::Debug {
-    /// The submitter for `workload`.
-    fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError>;
+    /// The submitter for `workload`; a model that [draws](ReplaySetup::draws) random
+    /// numbers takes them from `seed` (the run's replay seed) alone.
+    fn submitter(
+        &self,
+        workload: &Workload,
+        seed: u64,
+    ) -> Result<Box<dyn Submitter + Send>, ReplayError>;
+
+    /// Checks the parameters (the configuration's types cannot say everything).
+    fn validate(&self) -> Result<(), ReplayError> {
+        Ok(())
+    }
+
+    /// Whether the model draws random numbers, so that a run's seed changes it.
+    fn draws(&self) -> bool {
+        false
+    }
 }
 
 registry! {
@@ -58,6 +85,14 @@ registry! {
         rigid::Rigid(RigidConfig) => "rigid",
         /// Replay with feedback over sessions (Madon et al. 2024).
         feedback::Feedback(FeedbackConfig) => "feedback",
+        /// Batches paced by their recorded think and inter-arrival times (Zakay &
+        /// Feitelson 2013, §VII-A).
+        adjusted::Adjusted(AdjustedConfig) => "adjusted",
+        /// Batches paced by day/night and weekday/weekend workers who continue a
+        /// session with a probability that falls with response time (§VII-B).
+        distribution::Distribution(DistributionConfig) => "distribution",
+        /// Batches flowing between each user's recorded (recycled) sessions (§VII-C).
+        fluid::Fluid(FluidConfig) => "fluid",
     }
 }
 
@@ -85,8 +120,9 @@ pub enum ReplayError {
     BadThreshold(String),
     #[error(
         "unknown replay model {0:?}; expected rigid, a0, a60, feedback:DELIM:MINUTES[:DEPS] \
-         with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30), or an \
-         inline table such as '{{ model = \"feedback\", delimiter = \"last\", threshold = 30 }}'"
+         with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30), adjusted, \
+         distribution, fluid, or an inline table such as \
+         '{{ model = \"feedback\", delimiter = \"last\", threshold = 30 }}'"
     )]
     Unknown(String),
     #[error("replay model: {0}")]
@@ -107,9 +143,13 @@ impl ReplayModel {
         })
     }
 
-    /// The submitter for `workload`.
-    pub fn submitter(&self, workload: &Workload) -> Result<Box<dyn Submitter + Send>, ReplayError> {
-        self.get().submitter(workload)
+    /// The submitter for `workload`, drawing from `seed` if the model draws.
+    pub fn submitter(
+        &self,
+        workload: &Workload,
+        seed: u64,
+    ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+        self.get().submitter(workload, seed)
     }
 
     /// How the command line prints it: the shorthand where one exists, else the name
@@ -122,7 +162,6 @@ impl ReplayModel {
     /// one exists.
     pub fn shorthand(&self) -> Option<String> {
         match self {
-            ReplayModel::Rigid(_) => Some("rigid".into()),
             ReplayModel::Feedback(FeedbackConfig {
                 delimitation,
                 dependencies,
@@ -138,6 +177,10 @@ impl ReplayModel {
                     (_, deps) => format!("feedback:{delimitation}:{deps}"),
                 })
             }
+            // Other models: their name, with the default parameters only.
+            other => ReplayModel::named(other.name())
+                .filter(|d| d == other)
+                .map(|_| other.name().to_string()),
         }
     }
 }
@@ -153,7 +196,10 @@ impl FromStr for ReplayModel {
         match s {
             "a0" => return Ok(ReplayModel::arrival(0)),
             "a60" => return Ok(ReplayModel::arrival(60)),
-            "rigid" => return Ok(ReplayModel::default()),
+            // Models whose defaults are complete (feedback needs a delimitation).
+            "rigid" | "adjusted" | "distribution" | "fluid" => {
+                return ReplayModel::named(s).ok_or_else(unknown);
+            }
             _ if s.trim_start().starts_with('{') => {
                 return crate::registry::from_inline_table(s).map_err(ReplayError::Config);
             }

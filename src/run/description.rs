@@ -40,11 +40,10 @@ impl RunRequest {
             .nodes
             .or(workload.recorded_nodes)
             .ok_or(RunError::NoPlatformSize)?;
-        match (&self.shake, self.seed) {
-            (Some(_), 0) => return Err(RunError::ShakenWithoutSeed),
-            (None, seed @ 1..) => return Err(RunError::SeedWithoutShaking(seed)),
-            _ => {}
+        if self.shake.is_some() && self.seed == 0 {
+            return Err(RunError::ShakenWithoutSeed);
         }
+        self.replay.get().validate()?;
         self.transform.validate()?;
         if let Some(shake) = &self.shake {
             shake.validate()?;
@@ -58,7 +57,12 @@ impl RunRequest {
             replay: self.replay.clone(),
             transform: self.transform.clone(),
             shake: self.shake,
-            seed: self.seed,
+            // A seed that nothing draws from is not part of the run: one run, one key.
+            seed: if self.shake.is_some() || self.replay.get().draws() {
+                self.seed
+            } else {
+                0
+            },
         })
     }
 }
@@ -78,7 +82,8 @@ pub struct RunDescription {
     pub replay: ReplayModel,
     pub transform: Transform,
     pub shake: Option<ShakeConfig>,
-    /// 0: the unshaken run.
+    /// The seed number of the run's shaking and of its replay model's draws; 0 (the
+    /// unshaken run) when neither draws.
     pub seed: u64,
 }
 
@@ -115,12 +120,15 @@ impl RunDescription {
     /// The seeds of the run's random draws, derived from the workload's identity and
     /// the seed number only (see [`WorkloadIdentity::draw_material`]): the transform's
     /// are those of seed 0 for every seed (a shaken run perturbs the unshaken run's
-    /// transformed workload), shaking's those of this run's seed.
+    /// transformed workload), shaking's and the replay model's those of this run's
+    /// seed.
     pub fn draw_seeds(&self) -> DrawSeeds {
-        let derive = |seed| crate::shake::draw::derive("run", &self.workload.draw_material(seed));
+        let derive =
+            |purpose, seed| crate::shake::draw::derive(purpose, &self.workload.draw_material(seed));
         DrawSeeds {
-            transform: derive(0),
-            shake: derive(self.seed),
+            transform: derive("run", 0),
+            shake: derive("run", self.seed),
+            replay: derive("replay", self.seed),
         }
     }
 
@@ -132,6 +140,7 @@ impl RunDescription {
         check: bool,
         time_limit: Option<std::time::Duration>,
     ) -> Result<Simulation, RunError> {
+        let seeds = self.draw_seeds();
         let (workload, shaken) = perturb(
             workload,
             &self.transform,
@@ -139,7 +148,7 @@ impl RunDescription {
             self.nodes,
             self.change,
             self.semantics,
-            self.draw_seeds(),
+            seeds,
         )?;
         let options = RunOptions {
             nodes: self.nodes,
@@ -147,6 +156,7 @@ impl RunDescription {
             scheduler: self.scheduler.clone(),
             semantics: self.semantics,
             replay: self.replay.clone(),
+            replay_seed: seeds.replay,
             check,
             time_limit,
         };

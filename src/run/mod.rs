@@ -35,6 +35,8 @@ pub struct RunOptions {
     pub scheduler: SchedulerConfig,
     pub semantics: Semantics,
     pub replay: ReplayModel,
+    /// The seed of the replay model's draws (if it draws).
+    pub replay_seed: u64,
     /// Run the invariant checker on the records.
     pub check: bool,
     /// Give up after this much wall-clock time (not part of the run's identity).
@@ -51,6 +53,7 @@ impl RunOptions {
             scheduler: SchedulerConfig::default(),
             semantics: Semantics::default(),
             replay: ReplayModel::default(),
+            replay_seed: 0,
             check: false,
             time_limit: None,
         }
@@ -89,21 +92,22 @@ pub enum RunError {
     TooManyJobs,
     #[error("seed 0 is the unshaken run; a shaken run needs a seed ≥ 1")]
     ShakenWithoutSeed,
-    #[error("seed {0}: only a shaken run draws by seed number; without shaking give seed 0")]
-    SeedWithoutShaking(u64),
     #[error(transparent)]
     Transform(#[from] TransformError),
     #[error(transparent)]
     Shake(#[from] ShakeError),
 }
 
-/// The seeds of a run's random draws: the transform's (estimate badness) and the
-/// shaking's. They are separate so that shaking perturbs the transformed workload of
-/// the unshaken run (the same badness draws for every shake seed).
+/// The seeds of a run's random draws: the transform's (estimate badness), the
+/// shaking's and the replay model's. They are separate so that shaking perturbs the
+/// transformed workload of the unshaken run (the same badness draws for every shake
+/// seed), and so that a stochastic replay model draws the same for every scheduler,
+/// platform and shaking of a given seed number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawSeeds {
     pub transform: u64,
     pub shake: u64,
+    pub replay: u64,
 }
 
 /// The workload as a run sees it: `transform`, then `shake`, on a platform of `nodes`
@@ -158,7 +162,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     }
     let jobs = prepare(workload, platform, options.semantics);
     let mut scheduler = setup.build(jobs.len());
-    let mut replay = options.replay.submitter(workload)?;
+    let mut replay = options.replay.submitter(workload, options.replay_seed)?;
     let output = simulate_within(
         &jobs,
         platform.nodes,

@@ -49,6 +49,9 @@ pub trait Submitter {
     /// A job ended at `now` (completed, killed, or rejected at submission). New
     /// submissions pushed onto `out` must be at `now` or later.
     fn ended(&mut self, job: JobIdx, now: Time, state: JobState, out: &mut Vec<(JobIdx, Time)>);
+    /// A job was submitted at `now` (before [`Submitter::ended`] if it was rejected at
+    /// submission). New submissions pushed onto `out` must be at `now` or later.
+    fn submitted(&mut self, _job: JobIdx, _now: Time, _out: &mut Vec<(JobIdx, Time)>) {}
 }
 
 /// The result of a simulation.
@@ -280,6 +283,7 @@ where
                 SUBMISSION => {
                     sim.arrival[i] = sim.arrivals;
                     sim.arrivals += 1;
+                    submitter.submitted(idx, now, &mut new_submissions);
                     if jobs[i].size > total_nodes {
                         sim.phase[i] = Phase::Done;
                         sim.state[i] = JobState::Rejected;

@@ -6,6 +6,7 @@
 //! Also here: finding a trace by archive name ([`TraceLocator`]).
 
 mod archive;
+mod calendar;
 mod catalog;
 mod clean;
 mod source;
@@ -14,6 +15,7 @@ pub use archive::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
     sha256_hex,
 };
+pub use calendar::{Calendar, CalendarError};
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
     BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, RequestedTime,

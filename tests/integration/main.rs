@@ -13,3 +13,4 @@ mod replay_hand;
 mod schedules;
 mod shaking;
 mod traces;
+mod user_models;

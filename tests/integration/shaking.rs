@@ -30,6 +30,7 @@ const KILL: Semantics = Semantics {
 const SEEDS: DrawSeeds = DrawSeeds {
     transform: 0,
     shake: 0,
+    replay: 0,
 };
 
 fn config(attribute: Attribute, mode: Mode, degree: f64, pct: f64) -> ShakeConfig {
@@ -278,6 +279,7 @@ fn badness_draws_estimates_between_r_and_f_plus_one_r() {
             DrawSeeds {
                 transform: 42,
                 shake: 0,
+                replay: 0,
             },
         )
         .unwrap()

@@ -1,0 +1,286 @@
+//! The fluid user model (Zakay & Feitelson 2013, §VII-C): each user keeps the session
+//! times of the trace, and the batches flow between them.
+//!
+//! A user's recorded session s is open from its first submit Aₛ until `threshold` after
+//! its last submit Lₛ: the span in which a submission would still have belonged to it
+//! by Definition 1 (sessions are then disjoint, their gaps being over the threshold).
+//! When the recorded sessions run out they recycle: the whole list shifted by whole
+//! weeks, the first copy starting in the week after the last session ends (same
+//! weekdays and hours of the day, in trace time: a daylight-saving change is not
+//! compensated), and again and again.
+//!
+//! A released batch (after the user's first, which arrives at its recorded time):
+//!
+//! - outside the user's sessions, waits for the start of the next one;
+//! - inside one, continues the session with the probability of the distribution-based
+//!   model (`continuation = true`, the default: the paper says it uses it "also in the
+//!   next model") or always (`continuation = false`). Continuing delays it by a TT
+//!   (release by dependency) or IAT (release by follows): drawn from the user's
+//!   recorded values between batches of one session (`delays = "drawn"`, default), or
+//!   the batch's own recorded value (`delays = "recorded"`). If the delay ends outside
+//!   the sessions, the batch waits for the next session's start. Not continuing, it
+//!   waits for the next session's start.
+//!
+//! With `delays = "recorded"` and `continuation = false`, the trace's own schedule is
+//! replayed exactly (every job at its recorded time; tested): a batch released inside
+//! session s arrives at its recorded time, which lies in a session; a batch that opens
+//! a session and is released outside every session waits for the next session's
+//! start, which is its own recorded start.
+
+use super::batches::BatchGraph;
+use super::behaviour::{Between, Continuation, Delays, user_streams};
+use super::next_batch::{NextBatch, Release, Released, UserModel};
+use super::{ReplayError, Submitter};
+use crate::choice::choice;
+use crate::shake::draw::Stream;
+use crate::time::Time;
+use crate::workload::Workload;
+use serde::{Deserialize, Serialize};
+
+choice! {
+    /// Where the fluid model's delays inside a session come from.
+    pub enum FluidDelays("fluid delays") {
+        /// Drawn from the user's recorded TT or IAT values within sessions.
+        #[default]
+        Drawn => "drawn",
+        /// The batch's own recorded TT or IAT.
+        Recorded => "recorded",
+    }
+}
+
+/// `{ model = "fluid", threshold = 60, continuation = true, continue_probability = 0.8,
+/// continue_slope = 0.05, delays = "drawn" }`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FluidConfig {
+    #[serde(default = "super::adjusted::default_threshold")]
+    pub threshold: f64,
+    #[serde(default = "yes")]
+    pub continuation: bool,
+    #[serde(default = "continue_probability")]
+    pub continue_probability: f64,
+    #[serde(default = "continue_slope")]
+    pub continue_slope: f64,
+    #[serde(default)]
+    pub delays: FluidDelays,
+}
+
+fn yes() -> bool {
+    true
+}
+fn continue_probability() -> f64 {
+    Continuation::default().probability
+}
+fn continue_slope() -> f64 {
+    Continuation::default().slope
+}
+
+impl Default for FluidConfig {
+    fn default() -> FluidConfig {
+        FluidConfig {
+            threshold: super::adjusted::default_threshold(),
+            continuation: true,
+            continue_probability: continue_probability(),
+            continue_slope: continue_slope(),
+            delays: FluidDelays::Drawn,
+        }
+    }
+}
+
+impl FluidConfig {
+    fn continuation(&self) -> Result<Option<Continuation>, ReplayError> {
+        let c = Continuation {
+            probability: self.continue_probability,
+            slope: self.continue_slope,
+        }
+        .validate()?;
+        Ok(self.continuation.then_some(c))
+    }
+}
+
+impl super::ReplaySetup for FluidConfig {
+    fn submitter(
+        &self,
+        workload: &Workload,
+        seed: u64,
+    ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+        let continuation = self.continuation()?;
+        let graph = BatchGraph::build(workload, self.threshold)?;
+        let model = Fluid::new(workload, &graph, continuation, self.delays, seed);
+        Ok(Box::new(NextBatch::new(graph, model)))
+    }
+
+    fn validate(&self) -> Result<(), ReplayError> {
+        self.continuation().map(|_| ())
+    }
+
+    fn draws(&self) -> bool {
+        self.continuation || self.delays == FluidDelays::Drawn
+    }
+}
+
+const WEEK: Time = Time::SECOND.mul_const(7 * 86_400);
+
+/// One user's recorded sessions, recycled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sessions {
+    /// Open intervals [start, end], sorted and disjoint.
+    intervals: Vec<(Time, Time)>,
+    /// Whole weeks after which the list repeats (more than its span).
+    period: Time,
+}
+
+impl Sessions {
+    pub fn new(intervals: Vec<(Time, Time)>) -> Sessions {
+        let period = match (intervals.first(), intervals.last()) {
+            (Some(first), Some(last)) => {
+                let span = (last.1 - first.0).millis().max(0);
+                WEEK.mul_const(span / WEEK.millis() + 1)
+            }
+            _ => WEEK,
+        };
+        Sessions { intervals, period }
+    }
+
+    /// The copy of the list that `t` falls in or before (0: the recorded one).
+    fn copy(&self, t: Time) -> i64 {
+        let first = self.intervals.first().map_or(Time::ZERO, |i| i.0);
+        if t < first {
+            0
+        } else {
+            (t - first).millis() / self.period.millis()
+        }
+    }
+
+    /// Whether `t` is inside a (recycled) session.
+    pub fn contains(&self, t: Time) -> bool {
+        let shift = self.period.mul_const(self.copy(t));
+        let local = t - shift;
+        let i = self.intervals.partition_point(|iv| iv.0 <= local);
+        i > 0 && local <= self.intervals[i - 1].1
+    }
+
+    /// The start of the first (recycled) session that starts after `t` (strictly).
+    pub fn next_start(&self, t: Time) -> Time {
+        let Some(first) = self.intervals.first() else {
+            return t;
+        };
+        let k = self.copy(t);
+        let shift = self.period.mul_const(k);
+        let local = t - shift;
+        let i = self.intervals.partition_point(|iv| iv.0 <= local);
+        match self.intervals.get(i) {
+            Some(iv) => iv.0 + shift,
+            None => first.0 + self.period.mul_const(k + 1),
+        }
+    }
+}
+
+/// The fluid model.
+#[derive(Debug)]
+pub struct Fluid {
+    sessions: Vec<Sessions>,
+    continuation: Option<Continuation>,
+    delays: Option<Delays>,
+    streams: Vec<Stream>,
+}
+
+impl Fluid {
+    fn new(
+        workload: &Workload,
+        graph: &BatchGraph,
+        continuation: Option<Continuation>,
+        delays: FluidDelays,
+        seed: u64,
+    ) -> Fluid {
+        let threshold = graph.sessions.delimitation.threshold;
+        let jobs = workload.jobs();
+        let sessions = graph
+            .sessions
+            .users
+            .iter()
+            .map(|u| {
+                Sessions::new(
+                    u.sessions
+                        .clone()
+                        .map(|s| {
+                            let session = &graph.sessions.sessions[s as usize];
+                            let last = graph.sessions.session_jobs[session.jobs.end as usize - 1];
+                            (session.first_submit, jobs[last as usize].submit + threshold)
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        Fluid {
+            sessions,
+            continuation,
+            delays: (delays == FluidDelays::Drawn).then(|| Delays::of(graph, None)),
+            streams: user_streams(graph, seed),
+        }
+    }
+
+    /// Each user's sessions, in user order.
+    pub fn sessions(&self) -> &[Sessions] {
+        &self.sessions
+    }
+}
+
+impl UserModel for Fluid {
+    fn arrival(&mut self, graph: &BatchGraph, r: &Released) -> Time {
+        let sessions = &self.sessions[r.user as usize];
+        if !sessions.contains(r.now) {
+            return sessions.next_start(r.now);
+        }
+        let stream = &mut self.streams[r.user as usize];
+        if let Some(c) = self.continuation
+            && !c.draw(r.last_response, stream)
+        {
+            return sessions.next_start(r.now);
+        }
+        let delay = match &self.delays {
+            Some(d) => d.draw(r.user, Between::Batches, r.reason, stream),
+            None => {
+                let batch = &graph.batches[r.batch as usize];
+                match r.reason {
+                    Release::Dependency => batch.think,
+                    Release::Follows => batch.interarrival,
+                }
+                .unwrap_or(Time::ZERO)
+            }
+        };
+        let at = r.now + delay;
+        if sessions.contains(at) {
+            at
+        } else {
+            sessions.next_start(at)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(hours: i64) -> Time {
+        Time::from_secs(hours * 3600)
+    }
+
+    /// Two sessions in the first week (Mon 9–11, Wed 14–15): recycled every week.
+    #[test]
+    fn sessions_recycle_by_whole_weeks() {
+        let s = Sessions::new(vec![(h(9), h(11)), (h(48 + 14), h(48 + 15))]);
+        assert_eq!(s.period, WEEK);
+        assert!(s.contains(h(9)) && s.contains(h(11)) && !s.contains(h(12)));
+        assert!(!s.contains(h(8)));
+        assert_eq!(s.next_start(h(0)), h(9));
+        assert_eq!(s.next_start(h(9)), h(48 + 14));
+        assert_eq!(s.next_start(h(48 + 14)), h(168 + 9));
+        assert!(s.contains(h(168 + 10)) && s.contains(h(2 * 168 + 48 + 14)));
+        assert_eq!(s.next_start(h(5 * 168 + 100)), h(6 * 168 + 9));
+        // A span of 8 days: the copies are two weeks apart.
+        let long = Sessions::new(vec![(h(0), h(1)), (h(8 * 24), h(8 * 24 + 1))]);
+        assert_eq!(long.period, WEEK.mul_const(2));
+        assert_eq!(long.next_start(h(8 * 24)), h(14 * 24));
+    }
+}
