@@ -149,6 +149,25 @@ impl DistributionConfig {
     }
 }
 
+impl DistributionConfig {
+    /// Each user's working pattern under replay seed `seed`, as (user id, pattern) in
+    /// increasing user id order: what the model draws before replaying.
+    pub fn workers(&self, workload: &Workload, seed: u64) -> Result<Vec<(i64, Worker)>, ReplayError> {
+        let p = self.parameters()?;
+        let calendar = Calendar::of(&workload.header, self.unix_start, self.timezone.as_deref())
+            .map_err(|e| ReplayError::Config(e.to_string()))?;
+        let graph = BatchGraph::build(workload, self.threshold)?;
+        let model = Distribution::new(&graph, p, calendar, seed);
+        Ok(graph
+            .sessions
+            .users
+            .iter()
+            .map(|u| u.user)
+            .zip(model.workers)
+            .collect())
+    }
+}
+
 impl super::ReplaySetup for DistributionConfig {
     fn submitter(
         &self,
