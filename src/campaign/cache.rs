@@ -29,6 +29,8 @@ pub struct RunRecord {
     pub lateness: Lateness,
     /// Invariant violations found by the checker (`None` when not checked).
     pub violations: Option<usize>,
+    /// Submissions per hour of the week, queue lengths and user activity, for figures.
+    pub summary: crate::metrics::RunSummary,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -140,6 +142,7 @@ mod tests {
             metrics,
             lateness: crate::metrics::lateness(&[], &[]),
             violations: Some(0),
+            summary: crate::metrics::RunSummary::of(&[], &[], None),
         };
         assert!(!cache.contains(&record.key));
         assert!(cache.get(&record.key).unwrap().is_none());

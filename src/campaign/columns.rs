@@ -115,7 +115,8 @@ mod tests {
             "platform": { "nodes": 4, "speed": 1.0 },
             "metrics": crate::metrics::SchedulingMetrics::of(&[], 4),
             "lateness": crate::metrics::lateness(&[], &[]),
-            "violations": 0
+            "violations": 0,
+            "summary": crate::metrics::RunSummary::of(&[], &[], None)
         }))
         .unwrap();
         let row = MetricRow::of(&record);

@@ -131,6 +131,7 @@ fn compute(
         metrics: result.metrics,
         lateness: result.lateness,
         violations: result.violations.map(|v| v.len()),
+        summary: result.summary,
     })
 }
 

@@ -7,7 +7,7 @@ use ::campaign::campaign::runner::{
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load};
 use ::campaign::report::{
     ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
-    write_table,
+    write_summaries, write_table,
 };
 use ::campaign::workload::{
     ARCHIVE_URL, ARCHIVE_URL_ENV, LoadedWorkload, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
@@ -172,7 +172,7 @@ fn header(
     if seeds > 0 {
         let _ = writeln!(
             out,
-            "seeds      {seeds} shaken runs (one per seed) besides their unshaken baselines"
+            "seeds      {seeds} seeded runs (shaken or replicated, one per seed) besides their seed-0 baselines"
         );
     }
     for ((name, w), loaded) in spec.workloads.iter().zip(workloads) {
@@ -306,6 +306,7 @@ fn report(
         .collect();
     let mut df = runs_frame(&runs)?;
     write_runs(&mut df, dir)?;
+    let summaries = write_summaries(&runs, dir)?;
     let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
     let shaken = long.height() > 0;
     if shaken {
@@ -336,8 +337,9 @@ fn report(
     }
     writeln!(
         out,
-        "outputs in {} (runs.parquet, runs.csv{}{})",
+        "outputs in {} (runs.parquet, runs.csv{}{}{})",
         dir.display(),
+        if summaries { ", summaries/" } else { "" },
         if shaken {
             ", shaking.csv, shaking-seeds.csv"
         } else {

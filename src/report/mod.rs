@@ -8,8 +8,11 @@ use crate::campaign::columns::{METRICS, MetricRow};
 use crate::campaign::runner::Outcome;
 use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use polars::prelude::*;
+
+mod summaries;
 use std::fmt::Write as _;
 use std::path::Path;
+pub use summaries::write_summaries;
 
 /// One run of a report: its labels, key and outcome (`None`: not run).
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +35,17 @@ impl ReportRun<'_> {
             (true, _) => "shaken",
         }
     }
+}
+
+/// The study and axis columns of `rows`.
+fn axis_columns(rows: &[&Labels]) -> Vec<Column> {
+    let study: Vec<Option<&str>> = rows.iter().map(|l| l.study.as_deref()).collect();
+    std::iter::once(Column::new("study".into(), study))
+        .chain(COLUMNS.iter().map(|&axis| {
+            let v: Vec<Option<&str>> = rows.iter().map(|l| l.get(axis)).collect();
+            Column::new(axis.name().into(), v)
+        }))
+        .collect()
 }
 
 /// Every metric value of a cached run, in [`METRICS`] order.
@@ -363,15 +377,6 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
     }
     groups.retain(|g| !g.shaken.is_empty());
 
-    let axis_columns = |rows: &[&Labels]| -> Vec<Column> {
-        let study: Vec<Option<&str>> = rows.iter().map(|l| l.study.as_deref()).collect();
-        std::iter::once(Column::new("study".into(), study))
-            .chain(COLUMNS.iter().map(|&axis| {
-                let v: Vec<Option<&str>> = rows.iter().map(|l| l.get(axis)).collect();
-                Column::new(axis.name().into(), v)
-            }))
-            .collect()
-    };
     let opt = |x: f64| (!x.is_nan()).then_some(x);
 
     // Long and wide.

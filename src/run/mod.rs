@@ -12,7 +12,9 @@ mod description;
 
 pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, Simulation};
 
-use crate::metrics::{Lateness, SchedulingMetrics, UserLateness, lateness, lateness_by_user};
+use crate::metrics::{
+    Lateness, RunSummary, SchedulingMetrics, UserLateness, lateness, lateness_by_user,
+};
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
 use crate::sched::{SchedulerConfig, Violation, check};
@@ -76,6 +78,8 @@ pub struct RunResult {
     pub user_lateness: Vec<UserLateness>,
     /// `Some` when checking was asked for: every violation found.
     pub violations: Option<Vec<Violation>>,
+    /// Submissions per hour of the week, queue lengths and user activity.
+    pub summary: RunSummary,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -182,7 +186,11 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
             options.semantics.walltime,
         )
     });
+    // A workload without a calendar (header fields) has no hour-of-week summary.
+    let calendar = crate::workload::Calendar::of(&workload.header, None, None).ok();
+    let summary = RunSummary::of(&output.records, &users, calendar.as_ref());
     Ok(RunResult {
+        summary,
         base_platform,
         platform,
         jobs,

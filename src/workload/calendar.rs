@@ -87,10 +87,23 @@ impl Calendar {
         Time::from_millis(ts.as_millisecond() - self.unix_start_ms)
     }
 
+    /// Local seconds since 1970-01-01 0:00 local time, at simulated time `t`.
+    fn local_seconds(&self, t: Time) -> i64 {
+        let ts = self.timestamp(t);
+        ts.as_second() + i64::from(self.tz.to_offset(ts).seconds())
+    }
+
     /// The hour of the week of simulated time `t`, local: 0 is Monday 0:00–1:00, 167
     /// Sunday 23:00–24:00.
     pub fn hour_of_week(&self, t: Time) -> u8 {
-        let dt = self.local(t);
-        (dt.weekday().to_monday_zero_offset() as u8) * 24 + dt.hour() as u8
+        let s = self.local_seconds(t);
+        // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
+        let weekday = (s.div_euclid(86_400) + 3).rem_euclid(7);
+        (weekday * 24 + s.rem_euclid(86_400) / 3_600) as u8
+    }
+
+    /// The local calendar day of simulated time `t` (days since 1970-01-01, local).
+    pub fn day(&self, t: Time) -> i64 {
+        self.local_seconds(t).div_euclid(86_400)
     }
 }

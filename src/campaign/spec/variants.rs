@@ -163,10 +163,16 @@ pub(super) fn replays(
     }
     let mut out = Vec::new();
     for (n, value) in &raw.replays.0 {
-        out.extend(typed(src, Axis::Replay, n, value, |s| {
-            s.parse()
+        for (name, model) in typed(src, Axis::Replay, n, value, |s| {
+            s.parse::<ReplayModel>()
                 .map_err(|e: crate::replay::ReplayError| e.to_string())
-        })?);
+        })? {
+            model
+                .get()
+                .validate()
+                .map_err(|e| src.error(Some(value.span()), format!("replay {name:?}: {e}")))?;
+            out.push((name, model));
+        }
     }
     Ok(out)
 }
@@ -291,18 +297,44 @@ pub(super) fn shakes(
     let mut out = Vec::new();
     for (n, sh) in &raw.shakes.0 {
         let at = Some(n.span());
-        let empty = sh.attribute.is_none()
+        let unshaken = sh.attribute.is_none()
             && sh.mode.is_none()
             && sh.degree.is_none()
             && sh.relative_pct.is_none()
-            && sh.percentage.is_none()
-            && sh.seeds.is_none();
-        if empty {
+            && sh.percentage.is_none();
+        let seeds = match &sh.seeds {
+            None => Vec::new(),
+            Some(value) => {
+                let (seeds, _) = sweep_values(value.get_ref())
+                    .map_err(|e| src.error(Some(value.span()), format!("seeds: {e}")))?;
+                let mut checked: Vec<u64> = Vec::new();
+                for x in seeds {
+                    if !(x >= 1.0 && x.fract() == 0.0 && x < 9.0e15) {
+                        return Err(src.error(
+                            Some(value.span()),
+                            format!(
+                                "seeds must be whole numbers ≥ 1 (0 is the unshaken run), got {x}"
+                            ),
+                        ));
+                    }
+                    if checked.contains(&(x as u64)) {
+                        return Err(
+                            src.error(Some(value.span()), format!("seed {x} is listed twice"))
+                        );
+                    }
+                    checked.push(x as u64);
+                }
+                checked
+            }
+        };
+        if unshaken {
+            // `{}`: no shaking, one run; `{ seeds = … }`: no shaking, repeated per seed
+            // (replications of a stochastic replay model, which draws from the seed).
             out.push((
                 n.get_ref().clone(),
                 ShakeVariant {
                     config: None,
-                    seeds: Vec::new(),
+                    seeds,
                 },
             ));
             continue;
@@ -311,7 +343,8 @@ pub(super) fn shakes(
             src.error(
                 at.clone(),
                 format!(
-                    "shake {:?} needs {what} (or write `{{}}` for no shaking)",
+                    "shake {:?} needs {what} (or write `{{}}` for no shaking, `{{ seeds = \"1..=10\" }}` \
+                     for replications without shaking)",
                     n.get_ref()
                 ),
             )
@@ -320,28 +353,10 @@ pub(super) fn shakes(
         if sh.degree.is_none() {
             return Err(need("degree"));
         }
-        let seeds_value = sh
-            .seeds
-            .as_ref()
-            .ok_or_else(|| need("seeds (e.g. \"1..=100\")"))?;
-        let (seeds, _) = sweep_values(seeds_value.get_ref())
-            .map_err(|e| src.error(Some(seeds_value.span()), format!("seeds: {e}")))?;
-        let mut checked: Vec<u64> = Vec::new();
-        for x in seeds {
-            if !(x >= 1.0 && x.fract() == 0.0 && x < 9.0e15) {
-                return Err(src.error(
-                    Some(seeds_value.span()),
-                    format!("seeds must be whole numbers ≥ 1 (0 is the unshaken run), got {x}"),
-                ));
-            }
-            if checked.contains(&(x as u64)) {
-                return Err(src.error(
-                    Some(seeds_value.span()),
-                    format!("seed {x} is listed twice"),
-                ));
-            }
-            checked.push(x as u64);
+        if seeds.is_empty() {
+            return Err(need("seeds (e.g. \"1..=100\")"));
         }
+        let checked = seeds;
         let fields = [
             ("degree", sh.degree.as_ref()),
             ("relative_pct", sh.relative_pct.as_ref()),
