@@ -13,4 +13,5 @@ mod replay_hand;
 mod schedules;
 mod shaking;
 mod traces;
+mod user_model_properties;
 mod user_models;
