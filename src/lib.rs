@@ -2,7 +2,8 @@
 //!
 //! Layers, lowest first (a layer never imports a higher one): [`time`] and
 //! [`quantile`], [`swf`],
-//! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`], [`run`]
+//! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
+//! [`allocation`] (node ids for a finished schedule), [`run`]
 //! (one simulation end to end, described once by a [`run::RunDescription`]),
 //! [`campaign`] (specs, grids, cache, runner) and [`report`] (polars tables). The
 //! command line lives in the binary (`src/cli`), over this library's public API.
@@ -11,6 +12,7 @@ pub(crate) mod choice;
 pub mod quantile;
 pub(crate) mod registry;
 
+pub mod allocation;
 pub mod campaign;
 pub mod metrics;
 pub mod platform;

@@ -1,11 +1,13 @@
 //! Rendering results: the metrics table, the per-job CSV (Batsim's `_jobs.csv`
-//! columns), and the simulated schedule as SWF.
+//! columns, read by evalys), and the simulated schedule as SWF.
 
+use ::campaign::allocation::Allocation;
 use ::campaign::metrics::{Lateness, SchedulingMetrics, UserLateness};
 use ::campaign::sim::{JobRecord, JobState};
 use ::campaign::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
 use ::campaign::workload::Workload;
 use anyhow::Context as _;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -135,47 +137,63 @@ pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Re
     })
 }
 
-/// One row per job, with Batsim's `_jobs.csv` column names; times in seconds. Rejected
-/// jobs have empty time columns.
-pub(crate) fn write_jobs_csv(path: &Path, records: &[JobRecord]) -> anyhow::Result<()> {
+/// One row per job that ran, with the columns of Batsim's `_jobs.csv` that evalys reads
+/// (times in seconds): `workload_name` is `workload` on every row, `allocated_resources`
+/// the job's node ids from `allocation` in Batsim's interval-set syntax. Rejected jobs
+/// never ran and have no row: every row has finite times, so evalys's loaders and
+/// metrics over the file cover exactly the jobs our metrics average over.
+pub(crate) fn write_jobs_csv(
+    path: &Path,
+    workload: &str,
+    records: &[JobRecord],
+    allocation: &Allocation,
+) -> anyhow::Result<()> {
+    let workload = csv_field(workload);
     write_file(path, |out| {
         writeln!(
             out,
-            "job_id,submission_time,requested_number_of_resources,requested_time,success,\
-             final_state,starting_time,execution_time,finish_time,waiting_time,\
-             turnaround_time,stretch"
+            "job_id,workload_name,submission_time,requested_number_of_resources,\
+             requested_time,success,final_state,starting_time,execution_time,finish_time,\
+             waiting_time,turnaround_time,stretch,allocated_resources"
         )?;
-        for r in records {
+        for (r, nodes) in records.iter().zip(&allocation.nodes) {
+            let (Some(start), Some(finish), Some(nodes)) = (r.start, r.finish, nodes) else {
+                continue;
+            };
             let (success, state) = match r.state {
                 JobState::Completed => (1, "COMPLETED_SUCCESSFULLY"),
                 JobState::Killed => (0, "COMPLETED_WALLTIME_REACHED"),
                 JobState::Rejected => (0, "REJECTED"),
             };
-            write!(
+            let exec = finish - start;
+            let turnaround = finish - r.submit;
+            let stretch = if exec.millis() > 0 {
+                format!("{}", turnaround.as_secs_f64() / exec.as_secs_f64())
+            } else {
+                String::new()
+            };
+            writeln!(
                 out,
-                "{},{},{},{},{success},{state},",
-                r.id, r.submit, r.size, r.requested
+                "{},{workload},{},{},{},{success},{state},{start},{exec},{finish},{},\
+                 {turnaround},{stretch},{nodes}",
+                r.id,
+                r.submit,
+                r.size,
+                r.requested,
+                start - r.submit
             )?;
-            match (r.start, r.finish) {
-                (Some(start), Some(finish)) => {
-                    let exec = finish - start;
-                    let turnaround = finish - r.submit;
-                    let stretch = if exec.millis() > 0 {
-                        format!("{}", turnaround.as_secs_f64() / exec.as_secs_f64())
-                    } else {
-                        String::new()
-                    };
-                    writeln!(
-                        out,
-                        "{start},{exec},{finish},{},{turnaround},{stretch}",
-                        start - r.submit
-                    )?;
-                }
-                _ => writeln!(out, ",,,,,")?,
-            }
         }
         Ok(())
     })
+}
+
+/// A CSV field, quoted (RFC 4180) if it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) {
+        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// The simulated schedule as SWF: each workload job with its simulated submit, wait and

@@ -7,6 +7,7 @@ use super::{
     CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, LoadedTrace, TraceSource, choice, config,
     print_stdout,
 };
+use ::campaign::allocation::assign_nodes;
 use ::campaign::platform::{Platform, PlatformChange};
 use ::campaign::replay::ReplayModel;
 use ::campaign::run::RunRequest;
@@ -71,7 +72,8 @@ pub(crate) struct SimulateArgs {
     /// CSV file.
     #[arg(long, value_name = "FILE.csv")]
     users_out: Option<PathBuf>,
-    /// Write one row per job (Batsim `_jobs.csv` columns) to this CSV file.
+    /// Write one row per job that ran (Batsim `_jobs.csv` columns, with node ids, as
+    /// evalys reads them) to this CSV file; rejected jobs have no row.
     #[arg(long, value_name = "FILE.csv")]
     jobs_out: Option<PathBuf>,
     /// Write the simulated schedule as SWF to this file (with the replayed submit times,
@@ -267,7 +269,21 @@ impl SimulateArgs {
         let name = trace_name(&path);
 
         if let Some(out) = &self.jobs_out {
-            write_jobs_csv(out, &result.output.records)?;
+            let records = &result.output.records;
+            let nodes = result.platform.nodes;
+            let allocation = assign_nodes(records, nodes);
+            write_jobs_csv(out, &name, records, &allocation)?;
+            if allocation.overcommitted > 0 {
+                let n = allocation.overcommitted;
+                eprintln!(
+                    "note: {n} job{} started with too few nodes free (the {} scheduler \
+                     ignores capacity); in {} they hold ids from {nodes} upward, beyond \
+                     the platform",
+                    if n == 1 { "" } else { "s" },
+                    scheduler.name(),
+                    out.display()
+                );
+            }
         }
         if let Some(out) = &self.users_out {
             write_users_csv(out, &result.user_lateness)?;

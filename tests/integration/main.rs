@@ -5,6 +5,7 @@
 mod bad_input;
 mod campaign;
 mod common;
+mod evalys;
 mod properties;
 mod reliability;
 mod replay;

@@ -1,0 +1,271 @@
+//! evalys (the Batsim analysis library) reads `campaign simulate --jobs-out` unchanged.
+//!
+//! The node ids of a hand-derived schedule through the real binary, then evalys itself:
+//! `tests/evalys/check.py` runs in a Python virtual environment (made once under the
+//! cargo target directory, `target/tmp/evalys-venv`, with the evalys version pinned in
+//! `tests/evalys/requirements.txt`), loads the CSV with `JobSet.from_csv` and compares
+//! evalys's metrics with the JSON report of the same run (see the script's docstring).
+//! Without python3, its venv module or pip (or without network access to PyPI for the
+//! first install), these tests fail and say what is missing: they never skip.
+
+use crate::common::{campaign, fixture};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+const SCRIPT_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/evalys");
+
+/// `--jobs-out` of `node_ids.swf.txt` under FCFS (4 nodes), derived by hand (the
+/// fixture's README entry): jobs 1–4 start at 0 on nodes 0, 1, 2, 3; jobs 1 and 3 end
+/// at 10, so job 5 (2 nodes, queued at 5) starts at 10 on nodes 0 and 2; job 6 (5 > 4
+/// nodes) is rejected and has no row; job 7 (4 nodes, queued at 11) starts at 100 when
+/// jobs 2 and 4 end, on nodes 0-3. Every row names the workload.
+#[test]
+fn jobs_out_node_ids_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    let out = campaign()
+        .arg("simulate")
+        .arg(fixture("node_ids.swf.txt"))
+        .args(["--scheduler", "fcfs", "--format", "json", "--check"])
+        .arg("--jobs-out")
+        .arg(&csv)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(report["metrics"]["jobs"]["rejected"], 1);
+
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    };
+    let (id, workload, start, nodes) = (
+        column("job_id"),
+        column("workload_name"),
+        column("starting_time"),
+        column("allocated_resources"),
+    );
+    let rows: Vec<(String, String, String, String)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), header.len(), "row {l:?}");
+            (
+                f[id].to_string(),
+                f[workload].to_string(),
+                f[start].to_string(),
+                f[nodes].to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        ("1", "0", "0"),
+        ("2", "0", "1"),
+        ("3", "0", "2"),
+        ("4", "0", "3"),
+        ("5", "10", "0 2"),
+        ("7", "100", "0-3"),
+    ];
+    let want: Vec<(String, String, String, String)> = want
+        .iter()
+        .map(|&(i, s, n)| {
+            let name = "node_ids.swf.txt".to_string();
+            (i.to_string(), name, s.to_string(), n.to_string())
+        })
+        .collect();
+    assert_eq!(rows, want);
+}
+
+/// The pinned evalys requirements (`tests/evalys/requirements.txt`).
+fn requirements() -> PathBuf {
+    Path::new(SCRIPT_DIR).join("requirements.txt")
+}
+
+/// Runs a command to its end; panics with `what` if it cannot be started.
+fn run(cmd: &mut Command, what: &str) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The Python interpreter of the evalys virtual environment, made on first use (in this
+/// process, once) and reused across runs while `requirements.txt` is unchanged. The
+/// environment is built under a temporary name and renamed into place, so that an
+/// interrupted install or a concurrent `cargo test` never leaves a half-made one.
+fn evalys_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let venv = target.join("evalys-venv");
+        let marker = venv.join("campaign-requirements.txt");
+        let wanted = std::fs::read_to_string(requirements()).unwrap();
+        let python = |dir: &Path| dir.join("bin").join("python");
+        if python(&venv).is_file() && std::fs::read_to_string(&marker).ok() == Some(wanted.clone())
+        {
+            return python(&venv);
+        }
+
+        let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
+        let version = Command::new(&base).arg("--version").output();
+        match version {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => panic!(
+                "the evalys test needs python3 ({base:?} --version failed: {})",
+                stderr(&out)
+            ),
+            Err(e) => panic!(
+                "the evalys test needs python3 with its venv module and pip on PATH \
+                 (or $PYTHON3 naming one): cannot run {base:?}: {e}"
+            ),
+        }
+        let tmp = target.join(format!("evalys-venv.tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let out = run(
+            Command::new(&base).args(["-m", "venv"]).arg(&tmp),
+            "python3 -m venv",
+        );
+        assert!(
+            out.status.success(),
+            "the evalys test needs python3's venv module (Debian/Ubuntu: the python3-venv \
+             package); `{base:?} -m venv {}` failed:\n{}",
+            tmp.display(),
+            stderr(&out)
+        );
+        let out = run(
+            Command::new(python(&tmp))
+                .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+                .arg("-r")
+                .arg(requirements()),
+            "pip install",
+        );
+        assert!(
+            out.status.success(),
+            "the evalys test needs pip and network access to PyPI to install {}:\n{}",
+            wanted.trim(),
+            stderr(&out)
+        );
+        std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
+        let _ = std::fs::remove_dir_all(&venv);
+        if std::fs::rename(&tmp, &venv).is_err() {
+            // Another process put its environment in place first: use that one.
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        assert!(
+            python(&venv).is_file(),
+            "no Python in {} after installing evalys",
+            venv.display()
+        );
+        python(&venv)
+    })
+}
+
+/// Runs `campaign simulate ARGS --format json --jobs-out` into `dir`, then
+/// `check.py` on the CSV and the report (drawing plots into `plots` if given); asserts
+/// the script succeeds and returns its output and the report.
+fn check_with_evalys(args: &[&str], dir: &Path, plots: Option<&Path>) -> serde_json::Value {
+    let csv = dir.join("jobs.csv");
+    let report_path = dir.join("report.json");
+    let out = campaign()
+        .arg("simulate")
+        .args(args)
+        .args(["--format", "json", "--jobs-out"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    std::fs::write(&report_path, &out).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+
+    let mut cmd = Command::new(evalys_python());
+    cmd.arg(Path::new(SCRIPT_DIR).join("check.py"))
+        .arg(&csv)
+        .arg(&report_path)
+        .env("MPLBACKEND", "Agg");
+    if let Some(plots) = plots {
+        cmd.arg(plots);
+    }
+    let out = run(&mut cmd, "check.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "evalys on `campaign simulate {}`:\n{stdout}\n{}",
+        args.join(" "),
+        stderr(&out)
+    );
+    report
+}
+
+/// KTH-SP2 under EASY: evalys loads the file as it is, its mean waiting time,
+/// makespan, utilisation and turnaround equal ours (relative 1e-9), no node is held by
+/// two jobs at once, and it draws its utilisation/queue plot, Gantt chart and detailed
+/// plot (into `target/tmp/evalys-plots`).
+#[test]
+fn evalys_reads_jobs_out_and_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let plots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("evalys-plots");
+    std::fs::create_dir_all(&plots).unwrap();
+    let args = ["KTH-SP2-1996-2.1-cln", "--scheduler", "easy"];
+    check_with_evalys(&args, dir.path(), Some(&plots));
+    for png in ["load.png", "gantt.png", "details.png"] {
+        let len = std::fs::metadata(plots.join(png)).map_or(0, |m| m.len());
+        assert!(len > 0, "{png} not drawn in {}", plots.display());
+    }
+}
+
+/// Rejected jobs keep evalys finite: KTH-SP2 on 64 of its 100 nodes rejects the jobs
+/// wider than 64; they have no row, and evalys's metrics (its cumulative waiting time
+/// above all, which a row with empty times turns into NaN) still equal ours.
+#[test]
+fn evalys_with_rejected_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "KTH-SP2-1996-2.1-cln",
+        "--scheduler",
+        "easy",
+        "--nodes",
+        "64",
+    ];
+    let report = check_with_evalys(&args, dir.path(), None);
+    let rejected = report["metrics"]["jobs"]["rejected"].as_u64().unwrap();
+    assert!(rejected > 0, "no job rejected on 64 nodes");
+}
+
+/// The `recorded` scheduler overcommits `overcommit.swf.txt` (2 nodes; the fixture's
+/// README entry): job 1 [0,10) takes 0-1; at 5 no node is free, so job 2 [5,15) takes
+/// 2, beyond the platform; job 3 [12,17) takes 0-1, freed at 10. The command says so
+/// on stderr.
+#[test]
+fn recorded_overcommit_gets_ids_beyond_the_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    campaign()
+        .arg("simulate")
+        .arg(fixture("overcommit.swf.txt"))
+        .args(["--scheduler", "recorded", "--jobs-out"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "note: 1 job started with too few nodes free",
+        ));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let nodes: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(nodes, ["0-1", "2", "0-1"]);
+}
