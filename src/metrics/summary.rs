@@ -66,9 +66,10 @@ impl RunSummary {
     /// The summary of `records`, whose jobs have users `users` (same order).
     pub fn of(records: &[JobRecord], users: &[i64], calendar: Option<&Calendar>) -> RunSummary {
         let hour_of_week = calendar.map(|c| {
+            let mut clock = c.clock();
             let mut h = vec![0u64; 168];
             for r in records {
-                h[usize::from(c.hour_of_week(r.submit))] += 1;
+                h[usize::from(clock.hour_of_week(r.submit))] += 1;
             }
             h
         });
@@ -122,7 +123,8 @@ fn activity(
     users: &[i64],
     calendar: Option<&Calendar>,
 ) -> Vec<UserActivity> {
-    let day = |t: Time| match calendar {
+    let mut clock = calendar.map(Calendar::clock);
+    let mut day = |t: Time| match &mut clock {
         Some(c) => c.day(t),
         None => t.millis().div_euclid(86_400_000),
     };

@@ -87,23 +87,91 @@ impl Calendar {
         Time::from_millis(ts.as_millisecond() - self.unix_start_ms)
     }
 
-    /// Local seconds since 1970-01-01 0:00 local time, at simulated time `t`.
-    fn local_seconds(&self, t: Time) -> i64 {
-        let ts = self.timestamp(t);
-        ts.as_second() + i64::from(self.tz.to_offset(ts).seconds())
+    /// A clock for many lookups: it keeps the UTC offset while it holds.
+    pub fn clock(&self) -> LocalClock<'_> {
+        LocalClock {
+            calendar: self,
+            from: 0,
+            until: 0,
+            offset: 0,
+        }
     }
 
     /// The hour of the week of simulated time `t`, local: 0 is Monday 0:00–1:00, 167
     /// Sunday 23:00–24:00.
     pub fn hour_of_week(&self, t: Time) -> u8 {
+        self.clock().hour_of_week(t)
+    }
+
+    /// The local calendar day of simulated time `t` (days since 1970-01-01, local).
+    pub fn day(&self, t: Time) -> i64 {
+        self.clock().day(t)
+    }
+}
+
+/// Local-time lookups that reuse the zone's UTC offset from one lookup to the next
+/// while it holds (from the last lookup that computed it to the zone's next
+/// transition), so that times in increasing order cost one zone lookup per transition.
+#[derive(Debug)]
+pub struct LocalClock<'a> {
+    calendar: &'a Calendar,
+    /// The offset (seconds) holds for Unix milliseconds in `from..until`.
+    from: i64,
+    until: i64,
+    offset: i64,
+}
+
+impl LocalClock<'_> {
+    /// Local seconds since 1970-01-01 0:00 local time, at simulated time `t`.
+    fn local_seconds(&mut self, t: Time) -> i64 {
+        let ts = self.calendar.timestamp(t);
+        let ms = ts.as_millisecond();
+        if !(self.from..self.until).contains(&ms) {
+            let tz = &self.calendar.tz;
+            self.offset = i64::from(tz.to_offset(ts).seconds());
+            self.from = ms;
+            self.until = tz
+                .following(ts)
+                .next()
+                .map_or(i64::MAX, |tr| tr.timestamp().as_millisecond());
+        }
+        ms.div_euclid(1000) + self.offset
+    }
+
+    /// See [`Calendar::hour_of_week`].
+    pub fn hour_of_week(&mut self, t: Time) -> u8 {
         let s = self.local_seconds(t);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
         let weekday = (s.div_euclid(86_400) + 3).rem_euclid(7);
         (weekday * 24 + s.rem_euclid(86_400) / 3_600) as u8
     }
 
-    /// The local calendar day of simulated time `t` (days since 1970-01-01, local).
-    pub fn day(&self, t: Time) -> i64 {
+    /// See [`Calendar::day`].
+    pub fn day(&mut self, t: Time) -> i64 {
         self.local_seconds(t).div_euclid(86_400)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The offset-reusing clock agrees with jiff's own local date-time, every 7 minutes
+    /// across the spring and autumn changes of 2024 in Paris, forwards and backwards.
+    #[test]
+    fn clock_agrees_with_the_zone_across_daylight_saving_changes() {
+        // 2024-03-30 0:00 UTC and 2024-10-26 0:00 UTC.
+        for start in [1_711_756_800, 1_729_900_800] {
+            let cal = Calendar::new(start, "Europe/Paris").unwrap();
+            let times: Vec<Time> = (0..3 * 24 * 60 / 7)
+                .map(|k| Time::from_secs(k * 420))
+                .collect();
+            let mut clock = cal.clock();
+            for &t in times.iter().chain(times.iter().rev()) {
+                let dt = cal.local(t);
+                let want = dt.weekday().to_monday_zero_offset() as u8 * 24 + dt.hour() as u8;
+                assert_eq!(clock.hour_of_week(t), want, "{dt}");
+            }
+        }
     }
 }

@@ -15,7 +15,7 @@ pub use archive::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
     sha256_hex,
 };
-pub use calendar::{Calendar, CalendarError};
+pub use calendar::{Calendar, CalendarError, LocalClock};
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
     BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, RequestedTime,
