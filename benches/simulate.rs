@@ -7,11 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use campaign::platform::{Platform, PlatformChange};
-use campaign::replay::{Delimitation, Delimiter, ReplayModel, Rigid, SessionGraph};
+use campaign::replay::{Delimitation, Delimiter, ReplayContext, ReplayModel, Rigid, SessionGraph};
 use campaign::sched::SchedulerConfig;
 use campaign::sim::{Semantics, prepare, simulate};
 use campaign::swf::{ParseOptions, read_path};
-use campaign::workload::{CleaningPolicy, Workload};
+use campaign::workload::{Calendar, CalendarError, CleaningPolicy, Workload};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -80,10 +80,16 @@ fn schedulers(c: &mut Criterion) {
     group.finish();
 }
 
+/// What a replay model is built with: the workload's calendar and a replay seed.
+fn context(calendar: &Result<Calendar, CalendarError>, seed: u64) -> ReplayContext<'_> {
+    ReplayContext { seed, calendar }
+}
+
 /// A whole EASY run on SDSC-SP2 under each replay model, the model's setup (session
 /// partition and graph) included.
 fn replay(c: &mut Criterion) {
     let sdsc = workload("SDSC-SP2-1998-4.2-cln");
+    let sdsc_calendar = Calendar::of(&sdsc.header);
     let mut group = c.benchmark_group("replay/SDSC-SP2/easy");
     group.throughput(Throughput::Elements(sdsc.len() as u64));
     group.measurement_time(Duration::from_secs(8));
@@ -92,13 +98,17 @@ fn replay(c: &mut Criterion) {
     for model in ["a0", "a60", "feedback:arrival:0:all"] {
         let model: ReplayModel = model.parse().unwrap();
         group.bench_function(format!("setup-only/{model}"), |b| {
-            b.iter(|| model.submitter(black_box(&sdsc), 1).unwrap())
+            b.iter(|| {
+                model
+                    .submitter(black_box(&sdsc), context(&sdsc_calendar, 1))
+                    .unwrap()
+            })
         });
     }
     // The a0 schedule's submit times replayed rigidly: the simulator and EASY on the
     // same arrivals, without the replay model (separates its cost from the schedule's).
     let a0: ReplayModel = "a0".parse().unwrap();
-    let mut replay = a0.submitter(&sdsc, 0).unwrap();
+    let mut replay = a0.submitter(&sdsc, context(&sdsc_calendar, 0)).unwrap();
     let mut sched = SchedulerConfig::default().build(jobs.len());
     let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
     let mut moved = sdsc.jobs().to_vec();
@@ -127,7 +137,7 @@ fn replay(c: &mut Criterion) {
         group.bench_function(model.label(), |b| {
             b.iter(|| {
                 let mut sched = SchedulerConfig::default().build(jobs.len());
-                let mut replay = model.submitter(&sdsc, 1).unwrap();
+                let mut replay = model.submitter(&sdsc, context(&sdsc_calendar, 1)).unwrap();
                 simulate(black_box(&jobs), 128, sched.as_mut(), replay.as_mut()).unwrap()
             })
         });

@@ -10,7 +10,7 @@ mod trace;
 
 use ::campaign::Choice;
 use ::campaign::workload::{
-    CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
+    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
     TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
@@ -214,10 +214,20 @@ struct CleaningArgs {
     /// repeats do not matter); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
+    /// Replaces the header's UnixStartTime (seconds since 1970 UTC): calendar time for
+    /// the day and week cycles of the distribution-based user model and the summaries.
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    unix_start: Option<i64>,
+    /// Replaces the header's TimeZoneString (an IANA name, e.g. Europe/Paris).
+    #[arg(long, value_name = "ZONE")]
+    timezone: Option<String>,
 }
 
 impl CleaningArgs {
     fn to_policy(&self) -> anyhow::Result<CleaningPolicy> {
+        if let Some(zone) = &self.timezone {
+            Calendar::check_zone(zone).map_err(|e| anyhow::anyhow!("--timezone: {e}"))?;
+        }
         let source = RequestedTimeSource::new(self.requested_time, self.walltime_factor).map_err(
             |e| match e {
                 CleaningError::FactorWithoutBatsim => {
@@ -233,6 +243,8 @@ impl CleaningArgs {
             wait: self.wait_policy,
             status: StatusFilter::only(self.status.clone()),
             requested_time_source: source,
+            unix_start: self.unix_start,
+            timezone: self.timezone.clone(),
         })
     }
 }

@@ -5,7 +5,7 @@
 //! recorded time (tested on every trace we have).
 
 use super::batches::BatchGraph;
-use super::next_batch::{NextBatch, Release, Released, UserModel};
+use super::next_batch::{NextBatch, Released, UserModel};
 use super::{ReplayError, Submitter};
 use crate::time::Time;
 use crate::workload::Workload;
@@ -36,7 +36,7 @@ impl super::ReplaySetup for AdjustedConfig {
     fn submitter(
         &self,
         workload: &Workload,
-        _seed: u64,
+        _context: super::ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
         let graph = BatchGraph::build(workload, self.threshold)?;
         Ok(Box::new(NextBatch::new(graph, Adjusted)))
@@ -49,11 +49,6 @@ pub struct Adjusted;
 
 impl UserModel for Adjusted {
     fn arrival(&mut self, graph: &BatchGraph, r: &Released) -> Time {
-        let batch = &graph.batches[r.batch as usize];
-        let delay = match r.reason {
-            Release::Dependency => batch.think,
-            Release::Follows => batch.interarrival,
-        };
-        r.now + delay.unwrap_or(Time::ZERO)
+        r.now + graph.batches[r.batch as usize].recorded_delay(r.reason)
     }
 }

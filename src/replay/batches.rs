@@ -35,6 +35,7 @@
 //!   (≥ 0: a user's batches are contiguous runs of the user's jobs in arrival order);
 //!   none for the user's first batch.
 
+use super::sessions::recorded_finishes;
 use super::{Delimitation, Delimiter, ReplayError, SessionGraph};
 use crate::time::Time;
 use crate::workload::Workload;
@@ -76,6 +77,17 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// The recorded delay for a release by `reason`: TT after a dependency, IAT after
+    /// the batch it follows (zero where the batch has none, which the next-batch
+    /// mechanism never asks for).
+    pub fn recorded_delay(&self, reason: super::Release) -> Time {
+        match reason {
+            super::Release::Dependency => self.think,
+            super::Release::Follows => self.interarrival,
+        }
+        .unwrap_or(Time::ZERO)
+    }
+
     /// Whether it opens its session.
     pub fn first_in_session(&self) -> bool {
         !matches!(self.deps, BatchDeps::Previous)
@@ -104,7 +116,8 @@ impl BatchGraph {
     /// Sessions by inter-arrival times over `threshold_minutes`, then batches.
     pub fn build(workload: &Workload, threshold_minutes: f64) -> Result<BatchGraph, ReplayError> {
         let delimitation = Delimitation::new(Delimiter::Arrival, threshold_minutes)?;
-        let sessions = SessionGraph::build(workload, delimitation)?;
+        let ends = recorded_finishes(workload)?;
+        let sessions = SessionGraph::with_finishes(workload, delimitation, &ends)?;
         let jobs = workload.jobs();
         let mut graph = BatchGraph {
             batches: Vec::with_capacity(sessions.sessions.len()),
@@ -120,8 +133,7 @@ impl BatchGraph {
                 let mut max_end = Time::FAR_PAST;
                 for pos in session.jobs.clone() {
                     let i = graph.sessions.session_jobs[pos as usize] as usize;
-                    let job = &jobs[i];
-                    let end = recorded_end(job);
+                    let (job, end) = (&jobs[i], ends[i]);
                     if pos == session.jobs.start || job.submit >= max_end {
                         let deps = if pos != session.jobs.start {
                             BatchDeps::Previous
@@ -221,18 +233,6 @@ impl BatchGraph {
         let i = self.sessions.session_jobs[end as usize];
         self.job_batch[i as usize]
     }
-}
-
-/// A job's recorded end: submit + wait + run time (saturating; the session graph has
-/// checked that the wait is known).
-fn recorded_end(job: &crate::workload::Job) -> Time {
-    let wait = job.recorded_wait.unwrap_or(Time::ZERO);
-    Time::from_millis(
-        job.submit
-            .millis()
-            .saturating_add(wait.millis())
-            .saturating_add(job.runtime.millis()),
-    )
 }
 
 /// The JSON form written by `campaign sessions --batches`: every user's batches (times

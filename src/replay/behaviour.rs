@@ -105,6 +105,15 @@ impl Default for Continuation {
     }
 }
 
+/// Serde defaults of the models' `continue_probability` and `continue_slope`.
+pub(crate) fn continue_probability() -> f64 {
+    Continuation::default().probability
+}
+
+pub(crate) fn continue_slope() -> f64 {
+    Continuation::default().slope
+}
+
 impl Continuation {
     pub(crate) fn validate(self) -> Result<Continuation, ReplayError> {
         if !(0.0..=1.0).contains(&self.probability) {

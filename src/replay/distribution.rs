@@ -25,13 +25,13 @@
 //!    keep their recorded offsets and may run over the end).
 //!
 //! A user without recorded values of a kind draws from all users' values of that kind
-//! (none at all: a zero delay). Calendar time comes from the trace's `UnixStartTime`
-//! and `TimeZoneString` (or `unix_start` and `timezone` given here).
+//! (none at all: a zero delay). Calendar time comes from the workload's `UnixStartTime`
+//! and `TimeZoneString` (which a trace source's `unix_start` and `timezone` set).
 
 use super::batches::BatchGraph;
 use super::behaviour::{Between, Continuation, Delays, hours, probability, user_streams};
 use super::next_batch::{NextBatch, Released, UserModel};
-use super::{ReplayError, Submitter};
+use super::{ReplayContext, ReplayError, Submitter};
 use crate::shake::draw::Stream;
 use crate::time::Time;
 use crate::workload::{Calendar, Workload};
@@ -39,9 +39,9 @@ use serde::{Deserialize, Serialize};
 
 /// `{ model = "distribution", threshold = 60, day_probability = 0.7, weekday_probability
 /// = 0.8, day_start = 7.5, day_end = 17.5, shift = 1, continue_probability = 0.8,
-/// continue_slope = 0.05, break_max = 8 }`, plus `unix_start` and `timezone` for a trace
-/// without them. Hours for times of day, shift and break_max; minutes for threshold.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// continue_slope = 0.05, break_max = 8 }`. Hours for times of day, shift and break_max;
+/// minutes for threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DistributionConfig {
     #[serde(default = "super::adjusted::default_threshold")]
@@ -56,16 +56,12 @@ pub struct DistributionConfig {
     pub day_end: f64,
     #[serde(default = "shift")]
     pub shift: f64,
-    #[serde(default = "continue_probability")]
+    #[serde(default = "super::behaviour::continue_probability")]
     pub continue_probability: f64,
-    #[serde(default = "continue_slope")]
+    #[serde(default = "super::behaviour::continue_slope")]
     pub continue_slope: f64,
     #[serde(default = "break_max")]
     pub break_max: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unix_start: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timezone: Option<String>,
 }
 
 fn day_probability() -> f64 {
@@ -83,12 +79,6 @@ fn day_end() -> f64 {
 fn shift() -> f64 {
     1.0
 }
-fn continue_probability() -> f64 {
-    Continuation::default().probability
-}
-fn continue_slope() -> f64 {
-    Continuation::default().slope
-}
 fn break_max() -> f64 {
     8.0
 }
@@ -102,11 +92,9 @@ impl Default for DistributionConfig {
             day_start: day_start(),
             day_end: day_end(),
             shift: shift(),
-            continue_probability: continue_probability(),
-            continue_slope: continue_slope(),
+            continue_probability: Continuation::default().probability,
+            continue_slope: Continuation::default().slope,
             break_max: break_max(),
-            unix_start: None,
-            timezone: None,
         }
     }
 }
@@ -150,14 +138,28 @@ impl DistributionConfig {
 }
 
 impl DistributionConfig {
-    /// Each user's working pattern under replay seed `seed`, as (user id, pattern) in
-    /// increasing user id order: what the model draws before replaying.
-    pub fn workers(&self, workload: &Workload, seed: u64) -> Result<Vec<(i64, Worker)>, ReplayError> {
+    /// The batches and the model, its users' patterns drawn.
+    fn build(
+        &self,
+        workload: &Workload,
+        context: ReplayContext<'_>,
+    ) -> Result<(BatchGraph, Distribution), ReplayError> {
         let p = self.parameters()?;
-        let calendar = Calendar::of(&workload.header, self.unix_start, self.timezone.as_deref())
+        let calendar = context
+            .calendar
+            .clone()
             .map_err(|e| ReplayError::Config(e.to_string()))?;
         let graph = BatchGraph::build(workload, self.threshold)?;
-        let model = Distribution::new(&graph, p, calendar, seed);
+        let model = Distribution::new(&graph, p, calendar, context.seed);
+        Ok((graph, model))
+    }
+
+    /// Each user's working pattern under replay seed `seed` (calendar from the
+    /// workload's header), as (user id, pattern) in increasing user id order: what the
+    /// model draws before replaying.
+    pub fn workers(&self, workload: &Workload, seed: u64) -> Result<Vec<(i64, Worker)>, ReplayError> {
+        let calendar = Calendar::of(&workload.header);
+        let (graph, model) = self.build(workload, ReplayContext { seed, calendar: &calendar })?;
         Ok(graph
             .sessions
             .users
@@ -172,13 +174,9 @@ impl super::ReplaySetup for DistributionConfig {
     fn submitter(
         &self,
         workload: &Workload,
-        seed: u64,
+        context: ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
-        let p = self.parameters()?;
-        let calendar = Calendar::of(&workload.header, self.unix_start, self.timezone.as_deref())
-            .map_err(|e| ReplayError::Config(e.to_string()))?;
-        let graph = BatchGraph::build(workload, self.threshold)?;
-        let model = Distribution::new(&graph, p, calendar, seed);
+        let (graph, model) = self.build(workload, context)?;
         Ok(Box::new(NextBatch::new(graph, model)))
     }
 

@@ -96,7 +96,7 @@ impl super::ReplaySetup for FeedbackConfig {
     fn submitter(
         &self,
         workload: &Workload,
-        _seed: u64,
+        _context: super::ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
         Ok(Box::new(Feedback::new(
             SessionGraph::build(workload, self.delimitation)?,

@@ -29,7 +29,7 @@
 
 use super::batches::BatchGraph;
 use super::behaviour::{Between, Continuation, Delays, user_streams};
-use super::next_batch::{NextBatch, Release, Released, UserModel};
+use super::next_batch::{NextBatch, Released, UserModel};
 use super::{ReplayError, Submitter};
 use crate::choice::choice;
 use crate::shake::draw::Stream;
@@ -57,9 +57,9 @@ pub struct FluidConfig {
     pub threshold: f64,
     #[serde(default = "yes")]
     pub continuation: bool,
-    #[serde(default = "continue_probability")]
+    #[serde(default = "super::behaviour::continue_probability")]
     pub continue_probability: f64,
-    #[serde(default = "continue_slope")]
+    #[serde(default = "super::behaviour::continue_slope")]
     pub continue_slope: f64,
     #[serde(default)]
     pub delays: FluidDelays,
@@ -68,20 +68,14 @@ pub struct FluidConfig {
 fn yes() -> bool {
     true
 }
-fn continue_probability() -> f64 {
-    Continuation::default().probability
-}
-fn continue_slope() -> f64 {
-    Continuation::default().slope
-}
 
 impl Default for FluidConfig {
     fn default() -> FluidConfig {
         FluidConfig {
             threshold: super::adjusted::default_threshold(),
             continuation: true,
-            continue_probability: continue_probability(),
-            continue_slope: continue_slope(),
+            continue_probability: Continuation::default().probability,
+            continue_slope: Continuation::default().slope,
             delays: FluidDelays::Drawn,
         }
     }
@@ -102,11 +96,11 @@ impl super::ReplaySetup for FluidConfig {
     fn submitter(
         &self,
         workload: &Workload,
-        seed: u64,
+        context: super::ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
         let continuation = self.continuation()?;
         let graph = BatchGraph::build(workload, self.threshold)?;
-        let model = Fluid::new(workload, &graph, continuation, self.delays, seed);
+        let model = Fluid::new(workload, &graph, continuation, self.delays, context.seed);
         Ok(Box::new(NextBatch::new(graph, model)))
     }
 
@@ -240,14 +234,7 @@ impl UserModel for Fluid {
         }
         let delay = match &self.delays {
             Some(d) => d.draw(r.user, Between::Batches, r.reason, stream),
-            None => {
-                let batch = &graph.batches[r.batch as usize];
-                match r.reason {
-                    Release::Dependency => batch.think,
-                    Release::Follows => batch.interarrival,
-                }
-                .unwrap_or(Time::ZERO)
-            }
+            None => graph.batches[r.batch as usize].recorded_delay(r.reason),
         };
         let at = r.now + delay;
         if sessions.contains(at) {

@@ -31,7 +31,7 @@ pub use stats::{GraphStats, ThinkTimeStats, UserGraphStats};
 
 use crate::choice::choice;
 use crate::registry::registry;
-use crate::workload::Workload;
+use crate::workload::{Calendar, CalendarError, Workload};
 use std::fmt;
 use std::str::FromStr;
 
@@ -52,15 +52,24 @@ choice! {
     }
 }
 
+/// What a replay model is built with besides the workload, resolved once per run.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayContext<'a> {
+    /// The run's replay seed: a model that [draws](ReplaySetup::draws) random numbers
+    /// takes them from it alone.
+    pub seed: u64,
+    /// The workload's calendar ([`Calendar::of`] its header), or why it has none.
+    pub calendar: &'a Result<Calendar, CalendarError>,
+}
+
 /// What a replay model's configuration does: build the submitter for a workload.
 /// Implemented by each replay model's configuration type.
 pub trait ReplaySetup: fmt::Debug {
-    /// The submitter for `workload`; a model that [draws](ReplaySetup::draws) random
-    /// numbers takes them from `seed` (the run's replay seed) alone.
+    /// The submitter for `workload`.
     fn submitter(
         &self,
         workload: &Workload,
-        seed: u64,
+        context: ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError>;
 
     /// Checks the parameters (the configuration's types cannot say everything).
@@ -143,13 +152,13 @@ impl ReplayModel {
         })
     }
 
-    /// The submitter for `workload`, drawing from `seed` if the model draws.
+    /// The submitter for `workload`.
     pub fn submitter(
         &self,
         workload: &Workload,
-        seed: u64,
+        context: ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
-        self.get().submitter(workload, seed)
+        self.get().submitter(workload, context)
     }
 
     /// How the command line prints it: the shorthand where one exists, else the name

@@ -13,7 +13,7 @@ impl super::ReplaySetup for RigidConfig {
     fn submitter(
         &self,
         workload: &Workload,
-        _seed: u64,
+        _context: super::ReplayContext<'_>,
     ) -> Result<Box<dyn Submitter + Send>, super::ReplayError> {
         Ok(Box::new(Rigid::new(workload)))
     }

@@ -141,7 +141,7 @@ pub struct SessionGraph {
 
 /// Recorded finish of every job: submit + wait + run time. Errors name the first job
 /// without a user id or a recorded wait time.
-fn recorded_finishes(workload: &Workload) -> Result<Vec<Time>, ReplayError> {
+pub(super) fn recorded_finishes(workload: &Workload) -> Result<Vec<Time>, ReplayError> {
     let jobs = workload.jobs();
     let mut finish = Vec::with_capacity(jobs.len());
     for j in jobs {
@@ -203,11 +203,20 @@ impl SessionGraph {
         workload: &Workload,
         delimitation: Delimitation,
     ) -> Result<SessionGraph, ReplayError> {
+        Self::with_finishes(workload, delimitation, &recorded_finishes(workload)?)
+    }
+
+    /// [`SessionGraph::build`], given every job's recorded finish (from
+    /// [`recorded_finishes`]).
+    pub(super) fn with_finishes(
+        workload: &Workload,
+        delimitation: Delimitation,
+        finish: &[Time],
+    ) -> Result<SessionGraph, ReplayError> {
         let jobs = workload.jobs();
         if jobs.len() > u32::MAX as usize {
             return Err(ReplayError::TooManyJobs);
         }
-        let finish = recorded_finishes(workload)?;
         let by_user = group_by_user(workload);
 
         let mut graph = SessionGraph {

@@ -166,7 +166,13 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     }
     let jobs = prepare(workload, platform, options.semantics);
     let mut scheduler = setup.build(jobs.len());
-    let mut replay = options.replay.submitter(workload, options.replay_seed)?;
+    // Resolved once: the replay model's day and week cycles and the summaries share it.
+    let calendar = crate::workload::Calendar::of(&workload.header);
+    let context = crate::replay::ReplayContext {
+        seed: options.replay_seed,
+        calendar: &calendar,
+    };
+    let mut replay = options.replay.submitter(workload, context)?;
     let output = simulate_within(
         &jobs,
         platform.nodes,
@@ -187,8 +193,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         )
     });
     // A workload without a calendar (header fields) has no hour-of-week summary.
-    let calendar = crate::workload::Calendar::of(&workload.header, None, None).ok();
-    let summary = RunSummary::of(&output.records, &users, calendar.as_ref());
+    let summary = RunSummary::of(&output.records, &users, calendar.as_ref().ok());
     Ok(RunResult {
         summary,
         base_platform,

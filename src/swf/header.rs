@@ -25,6 +25,19 @@ impl SwfHeader {
         self.lines.push(line);
     }
 
+    /// Sets `key` to `value`: replaces the first line with this key, or adds one.
+    pub fn set(&mut self, key: &str, value: &str) {
+        let line = format!(" {key}: {value}");
+        match self
+            .lines
+            .iter()
+            .position(|l| split_key(l).is_some_and(|(k, _)| k == key))
+        {
+            Some(i) => self.lines[i] = line,
+            None => self.lines.push(line),
+        }
+    }
+
     /// All `Key: value` pairs in file order (a key may repeat, as `Note` does).
     pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
         self.lines.iter().filter_map(|l| split_key(l))

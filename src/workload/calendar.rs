@@ -22,8 +22,9 @@ pub struct Calendar {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CalendarError {
     #[error(
-        "the trace header has no {0}, which this replay model needs for day and week \
-         cycles; give it in the model (unix_start = SECONDS, timezone = \"Area/City\")"
+        "the trace header has no {0}, which day and week cycles need; give it with the \
+         trace (a spec workload's unix_start = SECONDS and timezone = \"Area/City\", or \
+         --unix-start and --timezone)"
     )]
     Missing(&'static str),
     #[error("unknown time zone {0:?} (expected an IANA name such as \"Europe/Paris\")")]
@@ -43,19 +44,23 @@ impl Calendar {
         Ok(Calendar { unix_start_ms, tz })
     }
 
-    /// From the header, each field overridable (`unix_start`, `zone`).
-    pub fn of(
-        header: &SwfHeader,
-        unix_start: Option<i64>,
-        zone: Option<&str>,
-    ) -> Result<Calendar, CalendarError> {
-        let start = unix_start
-            .or(header.unix_start_time())
+    /// From the header's `UnixStartTime` and `TimeZoneString` (which cleaning may have
+    /// set: [`CleaningPolicy::unix_start`](super::CleaningPolicy::unix_start)).
+    pub fn of(header: &SwfHeader) -> Result<Calendar, CalendarError> {
+        let start = header
+            .unix_start_time()
             .ok_or(CalendarError::Missing("UnixStartTime"))?;
-        let zone = zone
-            .or(header.time_zone_string())
+        let zone = header
+            .time_zone_string()
             .ok_or(CalendarError::Missing("TimeZoneString"))?;
         Calendar::new(start, zone)
+    }
+
+    /// Checks a time zone name.
+    pub fn check_zone(zone: &str) -> Result<(), CalendarError> {
+        TimeZone::get(zone)
+            .map(drop)
+            .map_err(|_| CalendarError::UnknownZone(zone.to_string()))
     }
 
     /// Local date and time of simulated time `t`.

@@ -213,6 +213,15 @@ pub struct CleaningPolicy {
     /// versions.
     #[serde(skip_serializing_if = "RequestedTimeSource::is_recorded")]
     pub requested_time_source: RequestedTimeSource,
+    /// Replaces the header's `UnixStartTime` (seconds since 1970 UTC), for a trace
+    /// without one (calendar time: see [`Calendar`](super::Calendar)). Left out of the
+    /// encoding when not given, like `timezone`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unix_start: Option<i64>,
+    /// Replaces the header's `TimeZoneString` (an IANA zone name, checked when the
+    /// policy is made).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timezone: Option<String>,
 }
 
 /// What cleaning did, rule by rule.
@@ -254,7 +263,14 @@ impl CleaningPolicy {
             .iter()
             .filter_map(|r| self.clean(r, &mut report))
             .collect();
-        let workload = Workload::new(jobs, trace.header.clone());
+        let mut header = trace.header.clone();
+        if let Some(start) = self.unix_start {
+            header.set("UnixStartTime", &start.to_string());
+        }
+        if let Some(zone) = &self.timezone {
+            header.set("TimeZoneString", zone);
+        }
+        let workload = Workload::new(jobs, header);
         report.kept = workload.len();
         (workload, report)
     }

@@ -44,6 +44,12 @@ struct TraceFields {
     status: Option<Vec<i64>>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     lenient: bool,
+    /// Replaces the header's `UnixStartTime` (seconds since 1970 UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unix_start: Option<i64>,
+    /// Replaces the header's `TimeZoneString` (an IANA zone name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timezone: Option<String>,
 }
 
 fn is_recorded(r: &RequestedTime) -> bool {
@@ -64,6 +70,9 @@ impl TryFrom<TraceFields> for TraceSource {
                 }
                 e => format!("walltime_factor: {e}"),
             })?;
+        if let Some(zone) = &f.timezone {
+            super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
+        }
         Ok(TraceSource {
             trace: f.trace,
             cleaning: CleaningPolicy {
@@ -73,6 +82,8 @@ impl TryFrom<TraceFields> for TraceSource {
                 wait: f.wait_policy,
                 status: f.status.map_or(StatusFilter::All, StatusFilter::only),
                 requested_time_source,
+                unix_start: f.unix_start,
+                timezone: f.timezone,
             },
             lenient: f.lenient,
         })
@@ -95,11 +106,13 @@ impl From<TraceSource> for TraceFields {
                 RequestedTimeSource::Batsim { walltime_factor } => Some(walltime_factor),
             },
             wait_policy: t.cleaning.wait,
-            status: match t.cleaning.status {
+            status: match &t.cleaning.status {
                 StatusFilter::All => None,
-                StatusFilter::Only(v) => Some(v),
+                StatusFilter::Only(v) => Some(v.clone()),
             },
             lenient: t.lenient,
+            unix_start: t.cleaning.unix_start,
+            timezone: t.cleaning.timezone,
         }
     }
 }

@@ -316,3 +316,79 @@ fn simulate_seeds_stochastic_models_only() {
     assert_ne!(a1.1, a2.1, "seeds 1 and 2 gave the same mean lateness");
     assert_eq!(run("adjusted", Some("5")), run("adjusted", None));
 }
+
+/// Calendar time belongs to the workload: the fixture's header has none, so the
+/// distribution-based model refuses it, naming the fix; `--unix-start` and `--timezone`
+/// give it one (an unknown zone is refused).
+#[test]
+fn a_trace_without_a_calendar_gets_one_from_the_trace_options() {
+    let sim = || {
+        let mut cmd = campaign();
+        cmd.arg("simulate").arg(fixture(FIXTURE)).args([
+            "--walltime",
+            "run",
+            "--replay",
+            "distribution",
+        ]);
+        cmd
+    };
+    sim()
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("UnixStartTime"))
+        .stderr(predicates::str::contains("--unix-start"));
+    sim()
+        .args(["--unix-start", "1704063600", "--timezone", "Europe/Paris"])
+        .assert()
+        .success();
+    sim()
+        .args(["--unix-start", "0", "--timezone", "Mars/Olympus_Mons"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("unknown time zone"));
+}
+
+/// Jobs per local hour of the week, by hand: the fixture replayed rigidly from Monday
+/// 1 January 2024, 0:00 in Paris (`unix_start` 1704063600 = 2023-12-31 23:00 UTC, set
+/// in the spec). Submits 0, 50, 200 and 0 s fall in hour 0, 4200 and 5000 s in hour 1,
+/// 10000 s in hour 2, 20000 s in hour 5; 164 hours are empty.
+#[test]
+fn hour_of_week_summary_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("week.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"week\"\n[workloads.fixture]\ntrace = {:?}\nunix_start = 1704063600\n\
+             timezone = \"Europe/Paris\"\n",
+            fixture(FIXTURE).display().to_string()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    campaign()
+        .arg("run")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out.join("summaries/hour_of_week.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let counts: BTreeMap<u64, u64> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[col("hour_of_week")].parse().unwrap(),
+                f[col("jobs")].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(counts.len(), 168);
+    let busy: Vec<(u64, u64)> = counts.into_iter().filter(|&(_, n)| n > 0).collect();
+    assert_eq!(busy, [(0, 4), (1, 2), (2, 1), (5, 1)]);
+}
