@@ -4,7 +4,7 @@
 //! recomputed, a missing trace fails only its runs), and the golden test guarding
 //! `SEMANTICS_VERSION`.
 
-use crate::common::{campaign, fixture};
+use crate::common::{campaign, fixture, read_csv};
 use campaign::run::SEMANTICS_VERSION;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
@@ -303,16 +303,6 @@ fn golden_results_change_only_with_the_semantics_version() {
             path.display()
         );
     }
-}
-
-/// Reads a CSV written by the tool: header and rows (no quoted commas in these files).
-fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text
-        .lines()
-        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
-    let header = lines.next().unwrap();
-    (header, lines.collect())
 }
 
 const TABLE: &str = r#"

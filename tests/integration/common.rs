@@ -98,3 +98,21 @@ pub(crate) fn run_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out)
         .unwrap_or_else(|e| panic!("campaign {args:?}: stdout is not JSON: {e}"))
 }
+
+/// Reads a CSV written by the tool: header and rows (no quoted commas in these files).
+pub(crate) fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    (header, lines.collect())
+}
+
+/// The position of column `name` in a CSV header; panics naming the header if absent.
+pub(crate) fn column(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}

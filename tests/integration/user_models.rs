@@ -15,7 +15,7 @@
 //!   (dependency); the batch's other jobs keep their offsets;
 //! - FCFS on 10 nodes with these 8 one-node jobs: every job starts when submitted.
 
-use crate::common::{TRACES, campaign, fixture};
+use crate::common::{TRACES, campaign, column, fixture, read_csv};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -41,17 +41,13 @@ fn submits(replay: &str) -> BTreeMap<u64, f64> {
         .arg(&csv)
         .assert()
         .success();
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
-    let (id, submit) = (col("job_id"), col("submission_time"));
-    lines
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[id].parse().unwrap(), f[submit].parse().unwrap())
-        })
+    let (header, rows) = read_csv(&csv);
+    let (id, submit) = (
+        column(&header, "job_id"),
+        column(&header, "submission_time"),
+    );
+    rows.iter()
+        .map(|f| (f[id].parse().unwrap(), f[submit].parse().unwrap()))
         .collect()
 }
 
@@ -267,15 +263,13 @@ fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
         .arg(&out)
         .assert()
         .success();
-    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
-    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).unwrap();
+    let (header, rows) = read_csv(&out.join("runs.csv"));
+    let (replay, key) = (column(&header, "replay"), column(&header, "key"));
     let mut keys: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
-    for line in runs.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        keys.entry(f[col("replay")].to_string())
+    for f in &rows {
+        keys.entry(f[replay].clone())
             .or_default()
-            .insert(f[col("key")].to_string());
+            .insert(f[key].clone());
     }
     let counts: Vec<(&str, usize)> = keys.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
     assert_eq!(counts, [("adjusted", 1), ("fluid", 4), ("rigid", 1)]);
