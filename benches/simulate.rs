@@ -95,9 +95,9 @@ fn replay(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(8));
     let platform = Platform::new(128, 1.0).unwrap();
     let jobs = prepare(&sdsc, platform, Semantics::default());
-    for model in ["a0", "a60", "feedback:arrival:0:all"] {
+    for model in ["a0", "a60", "feedback:arrival:0:all", "distribution"] {
         let model: ReplayModel = model.parse().unwrap();
-        group.bench_function(format!("setup-only/{model}"), |b| {
+        group.bench_function(format!("setup-only/{}", model.label()), |b| {
             b.iter(|| {
                 model
                     .submitter(black_box(&sdsc), context(&sdsc_calendar, 1))
@@ -105,25 +105,28 @@ fn replay(c: &mut Criterion) {
             })
         });
     }
-    // The a0 schedule's submit times replayed rigidly: the simulator and EASY on the
-    // same arrivals, without the replay model (separates its cost from the schedule's).
-    let a0: ReplayModel = "a0".parse().unwrap();
-    let mut replay = a0.submitter(&sdsc, context(&sdsc_calendar, 0)).unwrap();
-    let mut sched = SchedulerConfig::default().build(jobs.len());
-    let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
-    let mut moved = sdsc.jobs().to_vec();
-    for (job, r) in moved.iter_mut().zip(&out.records) {
-        job.submit = r.submit;
+    // Each model's schedule's submit times replayed rigidly: the simulator and EASY on
+    // the same arrivals, without the replay model (separates its cost from the
+    // schedule's).
+    for label in ["a0", "adjusted", "distribution", "fluid"] {
+        let model: ReplayModel = label.parse().unwrap();
+        let mut replay = model.submitter(&sdsc, context(&sdsc_calendar, 1)).unwrap();
+        let mut sched = SchedulerConfig::default().build(jobs.len());
+        let out = simulate(&jobs, 128, sched.as_mut(), replay.as_mut()).unwrap();
+        let mut moved = sdsc.jobs().to_vec();
+        for (job, r) in moved.iter_mut().zip(&out.records) {
+            job.submit = r.submit;
+        }
+        let moved = Workload::new(moved, sdsc.header.clone());
+        let moved_jobs = prepare(&moved, platform, Semantics::default());
+        group.bench_function(format!("rigid-at-{label}-submit-times"), |b| {
+            b.iter(|| {
+                let mut sched = SchedulerConfig::default().build(moved_jobs.len());
+                let mut replay = Rigid::new(&moved);
+                simulate(black_box(&moved_jobs), 128, sched.as_mut(), &mut replay).unwrap()
+            })
+        });
     }
-    let moved = Workload::new(moved, sdsc.header.clone());
-    let moved_jobs = prepare(&moved, platform, Semantics::default());
-    group.bench_function("rigid-at-a0-submit-times", |b| {
-        b.iter(|| {
-            let mut sched = SchedulerConfig::default().build(moved_jobs.len());
-            let mut replay = Rigid::new(&moved);
-            simulate(black_box(&moved_jobs), 128, sched.as_mut(), &mut replay).unwrap()
-        })
-    });
     for model in [
         "rigid",
         "a0",
@@ -139,6 +142,39 @@ fn replay(c: &mut Criterion) {
                 let mut sched = SchedulerConfig::default().build(jobs.len());
                 let mut replay = model.submitter(&sdsc, context(&sdsc_calendar, 1)).unwrap();
                 simulate(black_box(&jobs), 128, sched.as_mut(), replay.as_mut()).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The user models against rigid replay on the largest trace (CEA-Curie, 312,807 jobs
+/// after cleaning, on its recorded platform), EASY, jobs run to completion: each
+/// model's setup (batches, sessions, draws) is inside the timed run.
+fn user_models(c: &mut Criterion) {
+    let cea = workload("CEA-Curie-2011-2.1-cln");
+    let calendar = Calendar::of(&cea.header);
+    let nodes = cea.recorded_platform_size().unwrap();
+    let mut group = c.benchmark_group("replay/CEA-Curie/easy");
+    group.throughput(Throughput::Elements(cea.len() as u64));
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    let semantics = Semantics {
+        walltime: campaign::sim::WalltimePolicy::Run,
+        ..Semantics::default()
+    };
+    let jobs = prepare(
+        &cea,
+        Platform::new(i64::from(nodes), 1.0).unwrap(),
+        semantics,
+    );
+    for model in ["rigid", "adjusted", "distribution", "fluid"] {
+        let model: ReplayModel = model.parse().unwrap();
+        group.bench_function(model.label(), |b| {
+            b.iter(|| {
+                let mut sched = SchedulerConfig::default().build(jobs.len());
+                let mut replay = model.submitter(&cea, context(&calendar, 1)).unwrap();
+                simulate(black_box(&jobs), nodes, sched.as_mut(), replay.as_mut()).unwrap()
             })
         });
     }
@@ -254,6 +290,6 @@ fn load(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers, replay, sessions, shaking, load
+    targets = parse, schedulers, replay, user_models, sessions, shaking, load
 }
 criterion_main!(benches);

@@ -206,6 +206,11 @@ pub struct Distribution {
     delays: Delays,
     workers: Vec<Worker>,
     streams: Vec<Stream>,
+    /// Per user, the last active period found: (the time it was looked up for, its
+    /// start, its end). It is also the answer for any later time before its end (the
+    /// periods before it ended by then), and users' releases come in time order, so
+    /// the calendar is consulted about once per user and period.
+    last_period: Vec<Option<(Time, Time, Time)>>,
 }
 
 impl Distribution {
@@ -229,13 +234,20 @@ impl Distribution {
             p,
             calendar,
             workers,
+            last_period: vec![None; streams.len()],
             streams,
         }
     }
 
     /// The user's active period that contains `t`, or else the next one: `t` itself if
     /// active, else the next period's start.
-    fn next_active(&self, user: u32, t: Time) -> Time {
+    fn next_active(&mut self, user: u32, t: Time) -> Time {
+        if let Some((from, s, e)) = self.last_period[user as usize]
+            && from <= t
+            && t < e
+        {
+            return t.max(s);
+        }
         let w = self.workers[user as usize];
         let (start, end) = if w.day {
             (self.p.day_start + w.shift, self.p.day_end + w.shift)
@@ -254,6 +266,7 @@ impl Distribution {
             if weekday == w.weekdays {
                 let (s, e) = (self.calendar.at(date, start), self.calendar.at(date, end));
                 if t < e {
+                    self.last_period[user as usize] = Some((t, s, e));
                     return t.max(s);
                 }
             }
@@ -303,6 +316,7 @@ mod tests {
             delays: Delays::of(&empty_graph(), None),
             workers: vec![worker],
             streams: vec![Stream::new(1)],
+            last_period: vec![None],
         }
     }
 
@@ -318,7 +332,7 @@ mod tests {
     /// Active periods by hand: Monday 2024-01-01 is day 0 of the trace.
     #[test]
     fn active_periods_follow_the_local_calendar() {
-        let day = model(Worker {
+        let mut day = model(Worker {
             day: true,
             weekdays: true,
             shift: h(0.5),
@@ -330,7 +344,7 @@ mod tests {
         assert_eq!(day.next_active(0, h(18.0)), h(24.0 + 8.0));
         // Friday 19:00 → next Monday 8:00.
         assert_eq!(day.next_active(0, h(4.0 * 24.0 + 19.0)), h(7.0 * 24.0 + 8.0));
-        let night = model(Worker {
+        let mut night = model(Worker {
             day: false,
             weekdays: false,
             shift: h(-1.0),
@@ -343,6 +357,22 @@ mod tests {
         assert_eq!(night.next_active(0, t), t);
         // Monday 7:00 of the next week → Saturday 16:30.
         assert_eq!(night.next_active(0, h(7.0 * 24.0 + 7.0)), h(12.0 * 24.0 + 16.5));
+    }
+
+    /// The remembered period gives what a fresh lookup gives, for times in increasing
+    /// order over three weeks (every 17 minutes) and after going back in time.
+    #[test]
+    fn remembered_periods_answer_as_fresh_lookups() {
+        for worker in [
+            Worker { day: true, weekdays: true, shift: h(0.75) },
+            Worker { day: false, weekdays: false, shift: h(-0.25) },
+        ] {
+            let mut remembering = model(worker);
+            let times: Vec<Time> = (0..21 * 24 * 60 / 17).map(|k| h(k as f64 * 17.0 / 60.0)).collect();
+            for &t in times.iter().chain(times.iter().rev().step_by(50)) {
+                assert_eq!(remembering.next_active(0, t), model(worker).next_active(0, t), "{t}");
+            }
+        }
     }
 
     #[test]
