@@ -11,7 +11,8 @@
 //!   names); an exclude that matches nothing is an error. `[[include]]` adds one run,
 //!   completed like a grid point.
 //! - Last, each run of a shake variant with seeds is repeated once per seed, after its
-//!   unshaken baseline (seed 0); the seed varies fastest.
+//!   unshaken baseline (seed 0), and each run of a replicated model workload once per
+//!   replication seed; the seed varies fastest.
 
 use super::spec::{
     At, Axis, AxisName, Choices, GridDef, PartialChoices, Selection, Spec, SpecError,
@@ -30,7 +31,7 @@ pub struct GridRun {
     pub choices: Choices,
     /// Added by an `[[include]]`.
     pub included: bool,
-    /// Shake seed: 0 for the unshaken run.
+    /// Shake seed (0 for the unshaken run), or the replication of a model's workload.
     pub seed: u64,
 }
 
@@ -436,23 +437,45 @@ fn include(spec: &Spec, runs: &mut Vec<GridRun>) -> Result<(), SpecError> {
 }
 
 /// Repeats each run of a shake variant with seeds once per seed, after its unshaken
-/// baseline (seed 0).
+/// baseline (seed 0); and each run of a replicated workload once per replication seed
+/// (no baseline: every seed is a replication). A run takes one kind of seed.
 fn repeat_per_seed(spec: &Spec, runs: Vec<GridRun>, at: At) -> Result<Vec<GridRun>, SpecError> {
-    let seeds = |r: &GridRun| &spec.shakes[r.choices[Axis::Shake]].1.seeds;
-    let total = runs
-        .iter()
-        .try_fold(0usize, |acc, r| acc.checked_add(1 + seeds(r).len()))
-        .filter(|&n| n <= MAX_RUNS)
-        .ok_or_else(|| {
-            spec.error(
+    let seeds = |r: &GridRun| -> Result<(bool, &[u64]), SpecError> {
+        let (shake_name, shake) = &spec.shakes[r.choices[Axis::Shake]];
+        let (workload_name, workload) = &spec.workloads[r.choices[Axis::Workload]];
+        match (shake.seeds.is_empty(), workload.seeds.is_empty()) {
+            (_, true) => Ok((true, &shake.seeds)),
+            (true, false) => Ok((false, &workload.seeds)),
+            (false, false) => Err(spec.error(
                 at,
-                format!("the grid has more than {MAX_RUNS} runs once repeated per seed"),
-            )
-        })?;
+                format!(
+                    "workload {workload_name:?} has replications (seeds) and shake {shake_name:?} \
+                     has seeds: a run takes one kind of seed (give the workload one `seed` to \
+                     shake one realization of the model)"
+                ),
+            )),
+        }
+    };
+    let mut total = 0usize;
+    for r in &runs {
+        let (baseline, s) = seeds(r)?;
+        total = total
+            .checked_add(usize::from(baseline) + s.len())
+            .filter(|&n| n <= MAX_RUNS)
+            .ok_or_else(|| {
+                spec.error(
+                    at,
+                    format!("the grid has more than {MAX_RUNS} runs once repeated per seed"),
+                )
+            })?;
+    }
     let mut all = Vec::with_capacity(total);
     for r in runs {
-        all.push(r);
-        for &seed in seeds(&r) {
+        let (baseline, s) = seeds(&r)?;
+        if baseline {
+            all.push(r);
+        }
+        for &seed in s {
             all.push(GridRun { seed, ..r });
         }
     }

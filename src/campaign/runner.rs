@@ -14,17 +14,67 @@ use crate::workload::{LoadedWorkload, TraceLocator};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Loads every workload variant of `spec` (in parallel); a failure is kept as its
-/// message and fails that workload's runs only.
-pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> Vec<Result<LoadedWorkload, String>> {
-    spec.workloads
+/// Every workload of a spec, loaded: one per workload variant, or one per replication
+/// seed of a replicated model workload. A failure is kept as its message and fails
+/// that workload's runs only.
+#[derive(Debug)]
+pub struct LoadedWorkloads {
+    /// Per variant: (seed, workload), one entry with seed 0 unless replicated, then in
+    /// increasing seed order.
+    variants: Vec<Vec<(u64, Result<LoadedWorkload, String>)>>,
+}
+
+impl LoadedWorkloads {
+    /// The workload a grid run simulates.
+    pub fn get(&self, run: &GridRun) -> &Result<LoadedWorkload, String> {
+        let loads = &self.variants[run.choices[crate::campaign::Axis::Workload]];
+        match loads.binary_search_by_key(&run.seed, |(s, _)| *s) {
+            Ok(i) => &loads[i].1,
+            // Not replicated: the one workload, whatever the (shake) seed.
+            Err(_) => &loads[0].1,
+        }
+    }
+
+    /// Each variant's workloads (one, or one per replication seed), in spec order.
+    pub fn variants(&self) -> impl Iterator<Item = &[(u64, Result<LoadedWorkload, String>)]> {
+        self.variants.iter().map(Vec::as_slice)
+    }
+}
+
+/// Loads every workload of `spec` (in parallel).
+pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> LoadedWorkloads {
+    let mut todo: Vec<(usize, u64)> = Vec::new();
+    for (v, (_, w)) in spec.workloads.iter().enumerate() {
+        if w.seeds.is_empty() {
+            todo.push((v, 0));
+        } else {
+            let mut seeds = w.seeds.clone();
+            seeds.sort_unstable();
+            todo.extend(seeds.into_iter().map(|s| (v, s)));
+        }
+    }
+    let loaded: Vec<Result<LoadedWorkload, String>> = todo
         .par_iter()
-        .map(|(name, w)| {
-            w.source
+        .map(|&(v, seed)| {
+            let (name, w) = &spec.workloads[v];
+            let replication;
+            let source = if w.seeds.is_empty() {
+                &w.source
+            } else {
+                replication = w.source.replication(seed);
+                replication.as_ref().unwrap_or(&w.source)
+            };
+            source
                 .load(locator)
                 .map_err(|e| format!("workload {name:?}: {e}"))
         })
-        .collect()
+        .collect();
+    let mut variants: Vec<Vec<(u64, Result<LoadedWorkload, String>)>> =
+        spec.workloads.iter().map(|_| Vec::new()).collect();
+    for ((v, seed), lw) in todo.into_iter().zip(loaded) {
+        variants[v].push((seed, lw));
+    }
+    LoadedWorkloads { variants }
 }
 
 /// A grid run with its resolved description and key (or why it cannot run).
@@ -42,23 +92,23 @@ impl PlannedRun {
 }
 
 /// Resolves every run of `grid` on its loaded workload.
-pub fn plan(
-    spec: &Spec,
-    grid: &Grid,
-    workloads: &[Result<LoadedWorkload, String>],
-) -> Vec<PlannedRun> {
+pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<PlannedRun> {
     grid.runs
         .iter()
         .map(|run| {
             let w = run.choices[crate::campaign::Axis::Workload];
-            let description = workloads[w].as_ref().map_err(Clone::clone).and_then(|lw| {
-                let d = spec
-                    .request(run)
-                    .resolve(lw)
-                    .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
-                let key = d.key();
-                Ok((d, key))
-            });
+            let description = workloads
+                .get(run)
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|lw| {
+                    let d = spec
+                        .request(run)
+                        .resolve(lw)
+                        .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
+                    let key = d.key();
+                    Ok((d, key))
+                });
             PlannedRun {
                 run: *run,
                 labels: run.labels(spec),
@@ -148,7 +198,7 @@ pub struct ExecOptions {
 /// new ones. Once `stop` is set no new run starts; runs not started are `None`.
 pub fn execute(
     planned: &[PlannedRun],
-    workloads: &[Result<LoadedWorkload, String>],
+    workloads: &LoadedWorkloads,
     cache: &Cache,
     exec: ExecOptions,
     stop: &AtomicBool,
@@ -182,9 +232,7 @@ pub fn execute(
                             if let Err(e @ CacheError::Corrupt { .. }) = &other {
                                 on_event(Event::Warning(e.to_string()));
                             }
-                            let lw = workloads[p.run.choices[crate::campaign::Axis::Workload]]
-                                .as_ref()
-                                .map_err(Clone::clone);
+                            let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
                             match lw.and_then(|lw| compute(description, key, lw, exec.time_limit)) {
                                 Ok(record) => match cache.put(&record) {
                                     Ok(()) => Outcome::Computed(record),

@@ -2,7 +2,7 @@
 
 use super::{EXIT_ERROR, EXIT_OK, print_stdout};
 use ::campaign::campaign::runner::{
-    Event, ExecOptions, Outcome, PlannedRun, execute, load_workloads, plan,
+    Event, ExecOptions, LoadedWorkloads, Outcome, PlannedRun, execute, load_workloads, plan,
 };
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load};
 use ::campaign::report::{
@@ -10,7 +10,7 @@ use ::campaign::report::{
     write_summaries, write_table,
 };
 use ::campaign::workload::{
-    ARCHIVE_URL, ARCHIVE_URL_ENV, LoadedWorkload, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
+    ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
 };
 use clap::Args;
 use std::fmt::Write as _;
@@ -48,7 +48,7 @@ pub(crate) struct SpecArgs {
 struct Prepared {
     spec: Spec,
     grid: Grid,
-    workloads: Vec<Result<LoadedWorkload, String>>,
+    workloads: LoadedWorkloads,
     planned: Vec<PlannedRun>,
 }
 
@@ -112,7 +112,7 @@ impl SpecArgs {
 fn header(
     spec: &Spec,
     grid: &Grid,
-    workloads: &[Result<LoadedWorkload, String>],
+    workloads: &LoadedWorkloads,
     path: &Path,
     errors_below: bool,
 ) -> String {
@@ -172,16 +172,25 @@ fn header(
     if seeds > 0 {
         let _ = writeln!(
             out,
-            "seeds      {seeds} seeded runs (shaken or replicated, one per seed) besides their seed-0 baselines"
+            "seeds      {seeds} seeded runs (shaken or replicated, one per seed), besides the seed-0 baselines of shaking"
         );
     }
-    for ((name, w), loaded) in spec.workloads.iter().zip(workloads) {
+    for ((name, w), loads) in spec.workloads.iter().zip(workloads.variants()) {
+        // A replicated workload: its first replication, and how many there are.
+        let Some((seed, loaded)) = loads.first() else {
+            continue;
+        };
+        let replications = if w.seeds.is_empty() {
+            String::new()
+        } else {
+            format!(", seed {seed}; {} replications", loads.len())
+        };
         match loaded {
             Ok(lw) => {
                 let nodes = w.nodes.or(lw.recorded_nodes);
                 let _ = writeln!(
                     out,
-                    "workload   {name}: {} ({} jobs, {})",
+                    "workload   {name}: {} ({} jobs, {}{replications})",
                     lw.origin.describe(),
                     lw.workload.len(),
                     nodes.map_or("no node count".to_string(), |n| format!("{n} nodes"))
@@ -302,6 +311,7 @@ fn report(
             key: p.key(),
             outcome: o.as_ref(),
             seeded: spec.seeded(&p.run),
+            replicated: spec.replicated(&p.run),
         })
         .collect();
     let mut df = runs_frame(&runs)?;

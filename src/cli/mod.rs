@@ -3,6 +3,7 @@
 //! are the edge.
 
 mod campaign;
+mod model;
 mod output;
 mod sessions;
 mod simulate;
@@ -56,6 +57,8 @@ enum Command {
     /// Inspect workload traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
+    /// Write a workload model's jobs as an SWF file.
+    Generate(model::GenerateArgs),
 }
 
 /// Runs the command line; the whole of `main`.
@@ -88,6 +91,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Simulate(args) => args.run(),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),
+        Command::Generate(args) => args.run(),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -166,7 +170,10 @@ impl TraceSource {
             records,
             skipped_lines,
             cleaning,
-        } = loaded.origin.clone();
+        } = loaded.origin.clone()
+        else {
+            anyhow::bail!("{} is not a trace", self.trace);
+        };
         if skipped_lines > 0 {
             eprintln!(
                 "warning: skipped {skipped_lines} malformed lines of {} (--lenient)",

@@ -63,7 +63,9 @@ pub(crate) struct SimulateArgs {
     /// inter-arrival gaps over 0 or 60 minutes), or feedback:DELIM:MINUTES[:DEPS] with
     /// DELIM arrival|last|max and DEPS reduced (default: the paper's session graph) or
     /// all (every depends-on pair); Zakay & Feitelson's user models over batches:
-    /// adjusted, distribution, fluid (default parameters; README); or an inline table,
+    /// adjusted, distribution, fluid (default parameters; README); preceding (each job
+    /// with a preceding job, SWF fields 17/18, submitted its think time after that job
+    /// ends: Feitelson's repeated runs); or an inline table,
     /// e.g. '{ model = "feedback", delimiter = "last", threshold = 30 }' or
     /// '{ model = "fluid", continuation = false }'.
     #[arg(long, default_value = "rigid", value_name = "MODEL")]

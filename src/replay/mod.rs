@@ -22,6 +22,7 @@ pub use distribution::{Distribution, Worker};
 pub use feedback::Feedback;
 pub use fluid::{Fluid, FluidDelays, Sessions};
 pub use next_batch::{NextBatch, Release, Released, UserModel};
+pub use preceding::Preceding;
 pub use rigid::Rigid;
 pub use sessions::{
     Delimitation, Delimiter, Edge, EdgeDoc, GraphDoc, Session, SessionDoc, SessionGraph,
@@ -102,6 +103,9 @@ registry! {
         distribution::Distribution(DistributionConfig) => "distribution",
         /// Batches flowing between each user's recorded (recycled) sessions (§VII-C).
         fluid::Fluid(FluidConfig) => "fluid",
+        /// Each job with a preceding job (SWF fields 17 and 18) submitted its think time
+        /// after that job ends in the simulation (Feitelson's repeated runs).
+        preceding::Preceding(PrecedingConfig) => "preceding",
     }
 }
 
@@ -130,7 +134,7 @@ pub enum ReplayError {
     #[error(
         "unknown replay model {0:?}; expected rigid, a0, a60, feedback:DELIM:MINUTES[:DEPS] \
          with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30), adjusted, \
-         distribution, fluid, or an inline table such as \
+         distribution, fluid, preceding, or an inline table such as \
          '{{ model = \"feedback\", delimiter = \"last\", threshold = 30 }}'"
     )]
     Unknown(String),
@@ -206,7 +210,7 @@ impl FromStr for ReplayModel {
             "a0" => return Ok(ReplayModel::arrival(0)),
             "a60" => return Ok(ReplayModel::arrival(60)),
             // Models whose defaults are complete (feedback needs a delimitation).
-            "rigid" | "adjusted" | "distribution" | "fluid" => {
+            "rigid" | "adjusted" | "distribution" | "fluid" | "preceding" => {
                 return ReplayModel::named(s).ok_or_else(unknown);
             }
             _ if s.trim_start().starts_with('{') => {

@@ -23,13 +23,17 @@ pub struct ReportRun<'a> {
     /// Whether the run's shake variant has seeds: its seed-0 run is then the unshaken
     /// baseline of the shaken ones.
     pub seeded: bool,
+    /// Whether the run is a replication of a model's workload (its seed drew the
+    /// workload; there is no baseline).
+    pub replicated: bool,
 }
 
 impl ReportRun<'_> {
     /// `single` (a variant without shaking), `baseline` (the unshaken run of a shaking
-    /// variant) or `shaken`.
+    /// variant), `shaken`, or `replication` (of a model's workload).
     pub fn role(&self) -> &'static str {
         match (self.seeded, self.labels.seed) {
+            _ if self.replicated => "replication",
             (false, _) => "single",
             (true, 0) => "baseline",
             (true, _) => "shaken",

@@ -6,7 +6,7 @@
 //! upgrades: a seed means the same perturbation forever.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rand_xoshiro::rand_core::{RngCore, SeedableRng};
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 /// A deterministic stream of random numbers.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ mod archive;
 mod calendar;
 mod catalog;
 mod clean;
+pub mod model;
 mod source;
 
 pub use archive::{
@@ -22,7 +23,9 @@ pub use clean::{
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
 };
 
+pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel};
 pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
+pub use synthetic::MODEL_WALLTIME_FACTOR;
 
 use crate::registry::registry;
 
@@ -33,6 +36,8 @@ registry! {
     pub enum WorkloadSource("workload source", tag = "source"): SourceSetup {
         /// An SWF trace file (or an archive name), cleaned by a [`CleaningPolicy`].
         trace::Trace(TraceSource) => "trace",
+        /// Jobs drawn from a workload model ([`WorkloadModel`]).
+        synthetic::Model(SyntheticSource) => "model",
     }
 }
 
@@ -40,6 +45,25 @@ impl WorkloadSource {
     /// Loads the workload.
     pub fn load(&self, locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
         self.get().load(locator)
+    }
+
+    /// The same source drawing replication `seed`; `None` for a source that draws
+    /// nothing (a trace).
+    pub fn replication(&self, seed: u64) -> Option<WorkloadSource> {
+        match self {
+            WorkloadSource::Trace(_) => None,
+            WorkloadSource::Model(m) => {
+                Some(WorkloadSource::Model(SyntheticSource { seed, ..m.clone() }))
+            }
+        }
+    }
+
+    /// Checks what its types cannot say (a model's parameters).
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            WorkloadSource::Trace(_) => Ok(()),
+            WorkloadSource::Model(m) => m.validate(),
+        }
     }
 }
 

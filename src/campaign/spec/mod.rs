@@ -157,10 +157,19 @@ impl Spec {
         }
     }
 
-    /// Whether the run's shaking variant repeats it over seeds (its seed-0 run is then
-    /// a baseline).
+    /// Whether the run is repeated over seeds: by its shaking variant (its seed-0 run
+    /// is then a baseline) or as a replication of a model's workload.
     pub fn seeded(&self, run: &crate::campaign::GridRun) -> bool {
-        !self.shakes[run.choices[Axis::Shake]].1.seeds.is_empty()
+        !self.shakes[run.choices[Axis::Shake]].1.seeds.is_empty() || self.replicated(run)
+    }
+
+    /// Whether the run is one replication of a model's workload (its seed draws the
+    /// workload).
+    pub fn replicated(&self, run: &crate::campaign::GridRun) -> bool {
+        !self.workloads[run.choices[Axis::Workload]]
+            .1
+            .seeds
+            .is_empty()
     }
 }
 

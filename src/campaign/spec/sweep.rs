@@ -27,6 +27,25 @@ pub(super) fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> 
     }
 }
 
+/// The seeds of a `seeds` key (a number, a list or a range): whole numbers ≥ `min`,
+/// each once, in the order written.
+pub(super) fn seed_list(v: &toml::Value, min: u64) -> Result<Vec<u64>, String> {
+    let (values, _) = sweep_values(v)?;
+    let mut seeds = Vec::with_capacity(values.len());
+    for x in values {
+        if !(x >= min as f64 && x.fract() == 0.0 && x < 9.0e15) {
+            return Err(format!("seeds must be whole numbers ≥ {min}, got {x}"));
+        }
+        seeds.push(x as u64);
+    }
+    let mut sorted = seeds.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("seed {} is listed twice", w[0]));
+    }
+    Ok(seeds)
+}
+
 /// `"A..=B"` or `"A..=B step S"`: A, A+S, … up to B (inclusive, within 1e-9·S), each
 /// rounded to 9 decimals so that 0.5 + 3 × 0.05 prints as 0.65.
 fn parse_range(text: &str) -> Result<Vec<f64>, String> {
@@ -138,34 +157,79 @@ pub(super) fn expand_table(
     table: &toml::Table,
     span: std::ops::Range<usize>,
 ) -> Result<Vec<(String, toml::Table)>, SpecError> {
-    let mut out: Vec<(Vec<String>, toml::Table)> = vec![(Vec::new(), table.clone())];
+    expand_table_keeping(src, name, table, span, &[])
+}
+
+/// [`expand_table`], except that the top-level fields named in `lists` hold lists as
+/// values (e.g. a trace's `status = [1, 0]`), not sweeps.
+pub(super) fn expand_table_keeping(
+    src: Source<'_>,
+    name: &Spanned<String>,
+    table: &toml::Table,
+    span: std::ops::Range<usize>,
+    lists: &[&str],
+) -> Result<Vec<(String, toml::Table)>, SpecError> {
+    let expanded = expand_fields(table, "", lists).map_err(|(field, e)| {
+        src.error(
+            Some(span.clone()),
+            format!("{:?}: {field}: {e}", name.get_ref()),
+        )
+    })?;
+    Ok(expanded
+        .into_iter()
+        .map(|(labels, t)| (swept_name(name, &labels), t))
+        .collect())
+}
+
+/// Expansions of a table: each with the labels of its swept values.
+type Expansions = Vec<(Vec<String>, toml::Table)>;
+
+/// The expansions of `table` over its swept numbers, nested tables included (their
+/// fields labelled `outer.inner=value`), with the labels of each; an error names the
+/// field.
+fn expand_fields(
+    table: &toml::Table,
+    prefix: &str,
+    lists: &[&str],
+) -> Result<Expansions, (String, String)> {
+    let mut out: Expansions = vec![(Vec::new(), table.clone())];
     for (field, value) in table {
-        if !is_sweep(value) {
-            continue;
-        }
-        let (values, _) = sweep_values(value).map_err(|e| {
-            src.error(
-                Some(span.clone()),
-                format!("{:?}: {field}: {e}", name.get_ref()),
-            )
-        })?;
+        let path = format!("{prefix}{field}");
+        // Each value of the field, with its labels.
+        let choices: Vec<(Vec<String>, toml::Value)> = match value {
+            toml::Value::Table(inner) => {
+                let inner = expand_fields(inner, &format!("{path}."), &[])?;
+                if inner.len() == 1 {
+                    continue;
+                }
+                inner
+                    .into_iter()
+                    .map(|(labels, t)| (labels, toml::Value::Table(t)))
+                    .collect()
+            }
+            v if is_sweep(v) && !(v.is_array() && lists.contains(&field.as_str())) => {
+                let (values, _) = sweep_values(v).map_err(|e| (path.clone(), e))?;
+                values
+                    .into_iter()
+                    .map(|x| (vec![format!("{path}={x}")], number(x)))
+                    .collect()
+            }
+            _ => continue,
+        };
         out = out
             .into_iter()
             .flat_map(|(labels, t)| {
-                values.iter().map(move |&x| {
+                choices.iter().map(move |(more, v)| {
                     let mut labels = labels.clone();
-                    labels.push(format!("{field}={x}"));
+                    labels.extend(more.iter().cloned());
                     let mut t = t.clone();
-                    t.insert(field.clone(), number(x));
+                    t.insert(field.clone(), v.clone());
                     (labels, t)
                 })
             })
             .collect();
     }
-    Ok(out
-        .into_iter()
-        .map(|(labels, t)| (swept_name(name, &labels), t))
-        .collect())
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -197,5 +261,36 @@ mod tests {
         assert_eq!(out[0].1["x"], toml::Value::Float(0.5));
         assert_eq!(out[0].1["kind"], toml::Value::String("easy".into()));
         assert_eq!(out[0].1["y"], toml::Value::Integer(7));
+    }
+
+    #[test]
+    fn nested_tables_expand_with_dotted_labels() {
+        let table: toml::Table = toml::from_str(
+            r#"a = [1, 2]
+inner = { b = "3..=4", c = 5 }
+still = { d = 6 }"#,
+        )
+        .unwrap();
+        let src = Source {
+            file: "t",
+            text: "",
+        };
+        let name = Spanned::new(0..0, "m".to_string());
+        let out = expand_table(src, &name, &table, 0..0).unwrap();
+        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "m[a=1,inner.b=3]",
+                "m[a=1,inner.b=4]",
+                "m[a=2,inner.b=3]",
+                "m[a=2,inner.b=4]"
+            ]
+        );
+        let inner = out[3].1["inner"].as_table().unwrap();
+        assert_eq!(inner["b"], toml::Value::Integer(4));
+        assert_eq!(inner["c"], toml::Value::Integer(5));
+        assert_eq!(out[3].1["a"], toml::Value::Integer(2));
+        assert_eq!(out[3].1["still"], table["still"]);
     }
 }

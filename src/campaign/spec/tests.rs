@@ -13,7 +13,9 @@ fn load(text: &str) -> Result<(Spec, Grid), SpecError> {
 
 /// The trace a workload variant names.
 fn trace(spec: &Spec, i: usize) -> &str {
-    let WorkloadSource::Trace(t) = &spec.workloads[i].1.source;
+    let WorkloadSource::Trace(t) = &spec.workloads[i].1.source else {
+        panic!("workload {i} is not a trace");
+    };
     &t.trace
 }
 
@@ -440,7 +442,9 @@ fn batsim_requested_times_and_their_factor() {
     use crate::workload::RequestedTimeSource;
     let source = |text: &str| {
         let spec = load(text).unwrap_or_else(|e| panic!("{e}")).0;
-        let WorkloadSource::Trace(t) = &spec.workloads[1].1.source;
+        let WorkloadSource::Trace(t) = &spec.workloads[1].1.source else {
+            panic!("not a trace");
+        };
         t.cleaning.requested_time_source
     };
     assert_eq!(source(BASE), RequestedTimeSource::Recorded);

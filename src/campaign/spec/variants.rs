@@ -6,7 +6,7 @@ use super::Spec;
 use super::axes::{Axis, AxisName};
 use super::error::{Source, SpecError};
 use super::raw::RawSpec;
-use super::sweep::{expand_table, expand_variant, sweep_values};
+use super::sweep::{expand_table, expand_table_keeping, expand_variant};
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
 use crate::sched::SchedulerConfig;
@@ -26,6 +26,9 @@ pub struct WorkloadVariant {
     pub nodes: Option<u32>,
     /// Free text printed with the results (e.g. which file the paper used instead).
     pub note: Option<String>,
+    /// A model's replications: each run on this workload is repeated once per seed,
+    /// on the workload drawn with that seed (empty: one workload, no repetition).
+    pub seeds: Vec<u64>,
 }
 
 /// A shake variant: a configuration and its seeds (`None`: no shaking, one run).
@@ -81,7 +84,17 @@ pub(super) fn workloads(
             .iter()
             .map(|(k, v)| (k.get_ref().clone(), v.clone()))
             .collect();
-        let nodes = match table.remove("nodes") {
+        if !table.contains_key(WorkloadSource::TAG) {
+            for (key, source) in [("trace", "trace"), ("model", "model")] {
+                if table.contains_key(key) {
+                    table.insert(WorkloadSource::TAG.into(), source.into());
+                    break;
+                }
+            }
+        }
+        let model = table.get(WorkloadSource::TAG).and_then(toml::Value::as_str) == Some("model");
+        // A model generates for `nodes` processors: the key is the source's own.
+        let nodes = match if model { None } else { table.remove("nodes") } {
             None => None,
             Some(toml::Value::Integer(k)) if k >= 1 && k <= i64::from(u32::MAX) => Some(k as u32),
             Some(v) => return Err(fail(format!("nodes must be a whole number ≥ 1, got {v}"))),
@@ -91,21 +104,38 @@ pub(super) fn workloads(
             Some(toml::Value::String(s)) => Some(s),
             Some(v) => return Err(fail(format!("note must be text, got {v}"))),
         };
-        if !table.contains_key(WorkloadSource::TAG) && table.contains_key("trace") {
-            table.insert(WorkloadSource::TAG.into(), "trace".into());
+        let seeds = match table.remove("seeds") {
+            None => Vec::new(),
+            Some(_) if !model => {
+                return Err(fail(
+                    "seeds: only a model's workload has replications (a trace draws nothing)"
+                        .into(),
+                ));
+            }
+            Some(v) => super::sweep::seed_list(&v, 0).map_err(|e| fail(format!("seeds: {e}")))?,
+        };
+        if !seeds.is_empty() && table.contains_key("seed") {
+            return Err(fail(
+                "seed: give either seed (one workload) or seeds (replications), not both".into(),
+            ));
         }
-        let mut source: WorkloadSource = toml::Value::Table(table)
-            .try_into()
-            .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
-        source.get_mut().relative_to(dir);
-        out.push((
-            n.get_ref().clone(),
-            WorkloadVariant {
-                source,
-                nodes,
-                note,
-            },
-        ));
+        // A trace's `status` is a list of statuses to keep, not a sweep.
+        for (name, table) in expand_table_keeping(src, n, &table, n.span(), &["status"])? {
+            let mut source: WorkloadSource = toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
+            source.validate().map_err(fail)?;
+            source.get_mut().relative_to(dir);
+            out.push((
+                name,
+                WorkloadVariant {
+                    source,
+                    nodes,
+                    note: note.clone(),
+                    seeds: seeds.clone(),
+                },
+            ));
+        }
     }
     Ok(out)
 }
@@ -304,28 +334,12 @@ pub(super) fn shakes(
             && sh.percentage.is_none();
         let seeds = match &sh.seeds {
             None => Vec::new(),
-            Some(value) => {
-                let (seeds, _) = sweep_values(value.get_ref())
-                    .map_err(|e| src.error(Some(value.span()), format!("seeds: {e}")))?;
-                let mut checked: Vec<u64> = Vec::new();
-                for x in seeds {
-                    if !(x >= 1.0 && x.fract() == 0.0 && x < 9.0e15) {
-                        return Err(src.error(
-                            Some(value.span()),
-                            format!(
-                                "seeds must be whole numbers ≥ 1 (0 is the unshaken run), got {x}"
-                            ),
-                        ));
-                    }
-                    if checked.contains(&(x as u64)) {
-                        return Err(
-                            src.error(Some(value.span()), format!("seed {x} is listed twice"))
-                        );
-                    }
-                    checked.push(x as u64);
-                }
-                checked
-            }
+            Some(value) => super::sweep::seed_list(value.get_ref(), 1).map_err(|e| {
+                src.error(
+                    Some(value.span()),
+                    format!("seeds: {e} (0 is the unshaken run)"),
+                )
+            })?,
         };
         if unshaken {
             // `{}`: no shaking, one run; `{ seeds = … }`: no shaking, repeated per seed
