@@ -58,7 +58,7 @@ enum Command {
     #[command(subcommand)]
     Trace(trace::TraceCommand),
     /// Write a workload model's jobs as an SWF file.
-    Generate(model::GenerateArgs),
+    Generate(Box<model::GenerateArgs>),
 }
 
 /// Runs the command line; the whole of `main`.

@@ -33,6 +33,7 @@ registry! {
     /// Where a workload comes from, with its parameters: a table tagged by `source`.
     /// Adding a source is a file with its configuration type (implementing
     /// [`SourceSetup`]) and one line here.
+    #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
     pub enum WorkloadSource("workload source", tag = "source"): SourceSetup {
         /// An SWF trace file (or an archive name), cleaned by a [`CleaningPolicy`].
         trace::Trace(TraceSource) => "trace",

@@ -48,7 +48,7 @@ pub enum WorkloadIdentity {
     },
     /// A workload model: the model with its parameters, the job and node counts, the
     /// seed and the requested-time factor.
-    Model(super::SyntheticSource),
+    Model(Box<super::SyntheticSource>),
 }
 
 impl WorkloadIdentity {

@@ -150,7 +150,7 @@ impl SourceSetup for SyntheticSource {
         Ok(LoadedWorkload {
             recorded_nodes: Some(self.nodes),
             workload,
-            identity: WorkloadIdentity::Model(self.clone()),
+            identity: WorkloadIdentity::Model(Box::new(self.clone())),
             origin: Origin::Model {
                 model: self.model.name(),
                 jobs: trace.records.len(),

@@ -7,7 +7,7 @@ use crate::common::{campaign, column, fixture, read_csv};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const MODELS: [&str; 1] = ["feitelson"];
+const MODELS: [&str; 2] = ["feitelson", "lublin03"];
 
 /// `campaign generate MODEL --jobs N --nodes P --seed S --out FILE` (expects success).
 fn generate(model: &str, jobs: u32, nodes: u32, seed: u64, out: &Path) {
@@ -228,7 +228,7 @@ jobs = 500
 nodes = 64
 seeds = "1..=3"
 [workloads.L]
-model = "feitelson"
+model = "lublin03"
 jobs = 400
 nodes = 32
 seed = [4, 5]

@@ -50,9 +50,12 @@ registry! {
     /// A workload model with its parameters: `{ model = "jann97", … }`. Adding a model
     /// is a file with its configuration type (implementing [`ModelSetup`]) and one line
     /// here.
+    #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
     pub enum WorkloadModel("workload model", tag = "model"): ModelSetup {
         /// Harmonic sizes, hyper-exponential run times, repeated runs (Feitelson 1996/97).
         feitelson::Feitelson(Feitelson) => "feitelson",
+        /// Batch and interactive jobs with a daily cycle (Lublin & Feitelson 2003).
+        lublin03::Lublin03(Lublin03) => "lublin03",
     }
 }
 
