@@ -16,14 +16,16 @@ pub(crate) fn list(names: &[&str]) -> String {
 }
 
 /// `registry! { /// doc  pub enum Name("what", tag = "kind"): Trait { /// doc  module::Variant(Config) => "name", … } }`
+/// (`pub module::…` makes the implementation's module public, for an implementation
+/// with more to offer than its configuration).
 macro_rules! registry {
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident ($what:literal, tag = $tag:literal): $trait:path {
-            $( $(#[$vmeta:meta])* $module:ident :: $variant:ident ($config:ident) => $text:literal ),+ $(,)?
+            $( $(#[$vmeta:meta])* $modvis:vis $module:ident :: $variant:ident ($config:ident) => $text:literal ),+ $(,)?
         }
     ) => {
-        $( mod $module; )+
+        $( $modvis mod $module; )+
         $( pub use $module::$config; )+
 
         $(#[$meta])*

@@ -59,6 +59,9 @@ enum Command {
     Trace(trace::TraceCommand),
     /// Write a workload model's jobs as an SWF file.
     Generate(Box<model::GenerateArgs>),
+    /// Workload models: fit one to a trace.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
 }
 
 /// Runs the command line; the whole of `main`.
@@ -92,6 +95,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),
         Command::Generate(args) => args.run(),
+        Command::Model(cmd) => cmd.run(),
     };
     match result {
         Ok(code) => ExitCode::from(code),

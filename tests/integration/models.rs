@@ -7,7 +7,7 @@ use crate::common::{campaign, column, fixture, read_csv};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const MODELS: [&str; 2] = ["feitelson", "lublin03"];
+const MODELS: [&str; 3] = ["jann97", "feitelson", "lublin03"];
 
 /// `campaign generate MODEL --jobs N --nodes P --seed S --out FILE` (expects success).
 fn generate(model: &str, jobs: u32, nodes: u32, seed: u64, out: &Path) {
@@ -353,4 +353,92 @@ fn bad_model_specs_are_refused_naming_the_key() {
             .failure()
             .stderr(predicates::str::contains(message));
     }
+}
+
+/// `campaign model fit jann97` on the CTC SP2 log over the paper's period (25 June to
+/// 12 September 1996, US/Eastern: trace seconds −147 960 to 6 764 040, computed by
+/// hand from UnixStartTime 835 823 160 and EDT = UTC − 4 h). The test computes each
+/// powers-of-two class's interarrival moments itself from the SWF lines; the tool's
+/// moments must equal them, and each fitted distribution's first three moments
+/// (eq. 7: μk = Σ pᵢ n(n+1)…(n+k−1) / λᵢᵏ) must equal the data's.
+#[test]
+fn jann97_fit_of_the_ctc_log_matches_its_moments() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("fit.csv");
+    campaign()
+        .args(["model", "fit", "jann97", "CTC-SP2-1996-3.1-cln"])
+        .args(["--from", "1996-06-25", "--to", "1996-09-12", "--out"])
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("17826 jobs"));
+
+    // Independent: submits per class (1, 2, 3–4, 5–8, …, 257–322) in the period.
+    let text = {
+        use std::io::Read as _;
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(crate::common::trace_path("CTC-SP2-1996-3.1-cln")).unwrap(),
+        )
+        .read_to_string(&mut s)
+        .unwrap();
+        s
+    };
+    let mut submits: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+    let mut count = 0;
+    for line in text.lines().filter(|l| !l.starts_with(';')) {
+        let f: Vec<f64> = line
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        if f.len() < 5 || !(-147_960.0..6_764_040.0).contains(&f[1]) {
+            continue;
+        }
+        count += 1;
+        let size = f[4] as u32;
+        let upper = size.next_power_of_two().min(322);
+        submits.entry(upper).or_default().push(f[1]);
+    }
+    assert_eq!(count, 17_826);
+
+    let (h, rows) = read_csv(&csv);
+    let get = |r: &Vec<String>, c: &str| -> f64 { r[column(&h, c)].parse().unwrap() };
+    let mut checked = 0;
+    for r in rows
+        .iter()
+        .filter(|r| r[column(&h, "quantity")] == "interarrival")
+    {
+        if r[column(&h, "overall")] == "true" {
+            continue;
+        }
+        let pmax = get(r, "pmax") as u32;
+        let mut s = submits[&pmax].clone();
+        s.sort_by(f64::total_cmp);
+        let gaps: Vec<f64> = s.windows(2).map(|w| w[1] - w[0]).collect();
+        let moment = |k: i32| gaps.iter().map(|g| g.powi(k)).sum::<f64>() / gaps.len() as f64;
+        for k in 1..=3 {
+            let ours = get(r, &format!("m{k}"));
+            assert!(
+                (ours - moment(k)).abs() <= 1e-9 * moment(k),
+                "class ..={pmax}: m{k} {ours} against {}",
+                moment(k)
+            );
+            // The fitted hyper-Erlang's moment k by eq. 7.
+            let (n, l1, l2, p1) = (
+                get(r, "n"),
+                get(r, "lambda1"),
+                get(r, "lambda2"),
+                get(r, "p1"),
+            );
+            let rising: f64 = (0..k).map(|i| n + f64::from(i)).product();
+            let model = p1 * rising / l1.powi(k) + (1.0 - p1) * rising / l2.powi(k);
+            assert!(
+                (model - moment(k)).abs() <= 1e-6 * moment(k),
+                "class ..={pmax}: fitted m{k} {model} against {}",
+                moment(k)
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 10, "ten powers-of-two classes");
 }

@@ -52,6 +52,8 @@ registry! {
     /// here.
     #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
     pub enum WorkloadModel("workload model", tag = "model"): ModelSetup {
+        /// Hyper-Erlang interarrival and service times per size class (Jann et al. 1997).
+        pub jann97::Jann97(Jann97) => "jann97",
         /// Harmonic sizes, hyper-exponential run times, repeated runs (Feitelson 1996/97).
         feitelson::Feitelson(Feitelson) => "feitelson",
         /// Batch and interactive jobs with a daily cycle (Lublin & Feitelson 2003).
