@@ -1,6 +1,6 @@
 //! Benchmarks: SWF parsing, the simulator with each scheduler on real traces, replay
 //! with feedback against rigid replay, building session graphs, shaking against a
-//! whole run, and EASY at high offered load.
+//! whole run, EASY at high offered load, and generating workload models' jobs.
 //!
 //! Traces come from `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`.
 //! Run: `cargo bench --bench simulate`.
@@ -287,9 +287,31 @@ fn load(c: &mut Criterion) {
     group.finish();
 }
 
+/// Generating 10⁶ jobs of each workload model as SWF records (the random draws, the
+/// rounding to whole seconds and the sort), on 128 nodes (Jann: 322, its machine).
+fn models(c: &mut Criterion) {
+    use campaign::workload::{SyntheticSource, WorkloadModel};
+    let mut group = c.benchmark_group("generate");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1_000_000));
+    for model in WorkloadModel::defaults() {
+        let source = SyntheticSource {
+            jobs: 1_000_000,
+            nodes: if model.name() == "jann97" { 322 } else { 128 },
+            seed: 1,
+            walltime_factor: 2.0,
+            model,
+        };
+        group.bench_function(source.model.name(), |b| {
+            b.iter(|| black_box(source.generate().unwrap()))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers, replay, user_models, sessions, shaking, load
+    targets = parse, schedulers, replay, user_models, sessions, shaking, load, models
 }
 criterion_main!(benches);

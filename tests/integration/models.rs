@@ -245,16 +245,22 @@ shaking = ["mean", "n"]
 "#,
     )
     .unwrap();
-    let out = dir.path().join("results");
-    let cache = dir.path().join("cache");
-    campaign()
-        .args(["run", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(&cache)
-        .arg(&spec)
-        .assert()
-        .success();
+    // Generated on one thread and on two, each from an empty cache: the same results.
+    for threads in ["1", "2"] {
+        campaign()
+            .args(["run", "--jobs", threads, "--out"])
+            .arg(dir.path().join(format!("results{threads}")))
+            .arg("--cache")
+            .arg(dir.path().join(format!("cache{threads}")))
+            .arg(&spec)
+            .assert()
+            .success();
+    }
+    let out = dir.path().join("results1");
+    assert_eq!(
+        std::fs::read(out.join("runs.csv")).unwrap(),
+        std::fs::read(dir.path().join("results2/runs.csv")).unwrap()
+    );
     let (h, rows) = read_csv(&out.join("runs.csv"));
     let get = |r: &Vec<String>, c: &str| r[column(&h, c)].clone();
     let mut seen: Vec<(String, String, String, String)> = rows
@@ -441,4 +447,59 @@ fn jann97_fit_of_the_ctc_log_matches_its_moments() {
         checked += 1;
     }
     assert_eq!(checked, 10, "ten powers-of-two classes");
+}
+
+/// Golden: six jobs of each model (64 nodes, seed 1) as `campaign generate` wrote them
+/// when the models landed. A change here means a seed no longer draws the same
+/// workload (a model's code, or a `rand`/`rand_distr` upgrade that changed its
+/// draws): then bump `SEMANTICS_VERSION` (cached results of model workloads are keyed
+/// by their parameters and seed, not by their jobs) and update these lines.
+#[test]
+fn a_seed_draws_the_same_jobs_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    for (model, golden) in [
+        (
+            "jann97",
+            "\
+             1 4 -1 39071 1 -1 -1 1 78142 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             2 163 -1 36 5 -1 -1 5 72 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             3 215 -1 38169 1 -1 -1 1 76338 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             4 949 -1 84 3 -1 -1 3 168 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             5 1127 -1 65723 11 -1 -1 11 131446 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             6 1774 -1 368 24 -1 -1 24 736 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+            ",
+        ),
+        (
+            "feitelson",
+            "\
+             1 1238 -1 30 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             2 1251 -1 5285 4 -1 -1 4 10570 -1 1 2 -1 -1 -1 -1 -1 -1\n\
+             3 1598 -1 1003 3 -1 -1 3 2006 -1 1 3 -1 -1 -1 -1 -1 -1\n\
+             4 1682 -1 183 2 -1 -1 2 366 -1 1 4 -1 -1 -1 -1 -1 -1\n\
+             5 2012 -1 20444 2 -1 -1 2 40888 -1 1 5 -1 -1 -1 -1 -1 -1\n\
+             6 22456 -1 20444 2 -1 -1 2 40888 -1 1 5 -1 -1 -1 -1 5 0\n\
+            ",
+        ),
+        (
+            "lublin03",
+            "\
+             1 214 -1 84 4 -1 -1 4 168 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             2 234 -1 53 3 -1 -1 3 106 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             3 310 -1 3 2 -1 -1 2 6 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             4 425 -1 47 2 -1 -1 2 94 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             5 470 -1 796 2 -1 -1 2 1592 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             6 514 -1 7 16 -1 -1 16 14 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+            ",
+        ),
+    ] {
+        let swf = dir.path().join(format!("{model}.swf"));
+        generate(model, 6, 64, 1, &swf);
+        let text = std::fs::read_to_string(&swf).unwrap();
+        let jobs: String = text
+            .lines()
+            .filter(|l| !l.starts_with(';'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(jobs, golden, "{model}");
+    }
 }
