@@ -46,7 +46,7 @@ impl GenerateArgs {
             "{}: {} jobs of {} on {} nodes, seed {}, submitted over {:.1} days",
             self.out.display(),
             trace.records.len(),
-            self.model,
+            self.model.name(),
             self.nodes,
             self.seed,
             last as f64 / 86_400.0

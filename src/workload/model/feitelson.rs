@@ -46,8 +46,9 @@
 //! - A repetition keeps the size and, by default, the run time of the first run
 //!   (`repeat_runtime = "same"`: "the same job repeatedly"); `"redraw"` draws a fresh
 //!   run time for every repetition from the same size's distribution.
-//! - Each chain (a new job and its repetitions) gets its own user id, 1, 2, … in order
-//!   of arrival, so replays can tell chains apart.
+//! - Each chain (a new job and its repetitions) gets its own executable number (SWF
+//!   field 14: "the same job"), 1, 2, … in order of arrival. The model has no users: a
+//!   chain is one job run again, not a person (every job has user 1).
 //! - The arrival rate is `mean_interarrival` (seconds between new jobs, i.e. chain
 //!   starts); the user sets the load with it (see [`Feitelson::offered_load`]).
 //! - The first new job arrives one interarrival after time 0.
@@ -385,7 +386,7 @@ impl Feitelson {
     /// Per chain, in this order: the interarrival (exponential, mean
     /// `mean_interarrival`), the run length (Zipf), the size, the first run time, then
     /// each repetition's run time if `repeat_runtime = "redraw"`. Chain k (from 1) has
-    /// user k; its first job is `Arrival::At`, each repetition `Arrival::After` the job
+    /// executable number k; its first job is `Arrival::At`, each repetition `Arrival::After` the job
     /// just before it in the vector with gap `think_time`.
     ///
     /// Call [`Feitelson::validate`] first: with invalid parameters (which `validate`
@@ -418,7 +419,8 @@ impl Feitelson {
                 arrival: Arrival::At(t),
                 runtime: first,
                 size,
-                user: Some(chain),
+                user: None,
+                executable: Some(chain),
             });
             for _ in 1..len {
                 if out.len() == jobs {
@@ -435,7 +437,8 @@ impl Feitelson {
                     },
                     runtime,
                     size,
-                    user: Some(chain),
+                    user: None,
+                executable: Some(chain),
                 });
             }
         }
@@ -534,12 +537,12 @@ mod tests {
         m
     }
 
-    /// Chains as (first index, length, user) from a generated vector.
+    /// Chains as (first index, length, executable) from a generated vector.
     fn chains(jobs: &[GeneratedJob]) -> Vec<(usize, usize, u32)> {
         let mut out: Vec<(usize, usize, u32)> = Vec::new();
         for (i, j) in jobs.iter().enumerate() {
             match j.arrival {
-                Arrival::At(_) => out.push((i, 1, j.user.unwrap())),
+                Arrival::At(_) => out.push((i, 1, j.executable.unwrap())),
                 Arrival::After { .. } => out.last_mut().unwrap().1 += 1,
             }
         }
@@ -926,7 +929,7 @@ mod tests {
     #[test]
     fn hand_example_repetitions_follow_their_previous_run() {
         // 12 jobs, 8 nodes, think time 7 s, seed 3. Checked by hand from the output:
-        // chains (users) 1..=8 with lengths 2, 1, 1, 1, 2, 1, 3, 1 (the last possibly
+        // chains (executables) 1..=8 with lengths 2, 1, 1, 1, 2, 1, 3, 1 (the last possibly
         // cut): job 1 follows job 0, job 6 follows job 5, job 9 follows job 8 and job
         // 10 follows job 9, all with gap 7 s and their chain's size and first run time
         // (sizes 1, 1, 2).
@@ -946,7 +949,7 @@ mod tests {
                         Some(previous)
                     }
                 };
-                (prev, j.user.unwrap())
+                (prev, j.executable.unwrap())
             })
             .collect();
         assert_eq!(
@@ -971,7 +974,7 @@ mod tests {
             if let Arrival::After { previous, .. } = j.arrival {
                 assert_eq!(j.size, jobs[previous].size);
                 assert_eq!(j.runtime, jobs[previous].runtime);
-                assert_eq!(j.user, jobs[previous].user);
+                assert_eq!(j.executable, jobs[previous].executable);
                 assert_eq!(previous, i - 1);
             }
         }
@@ -1069,7 +1072,7 @@ mod tests {
             for (i, j) in out.iter().enumerate() {
                 prop_assert!(j.size >= 1 && j.size <= nodes);
                 prop_assert!(j.runtime.is_finite() && j.runtime >= 0.0);
-                let u = j.user.unwrap();
+                let u = j.executable.unwrap();
                 match j.arrival {
                     Arrival::At(t) => {
                         prop_assert!(t >= last_start);

@@ -1531,6 +1531,7 @@ impl Jann97 {
                     runtime,
                     size,
                     user: None,
+                    executable: None,
                 });
             }
         }

@@ -442,6 +442,7 @@ impl Lublin03 {
                 runtime: d.runtime,
                 size: d.size,
                 user: None,
+                executable: None,
             })
             .collect()
     }

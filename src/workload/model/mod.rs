@@ -21,6 +21,9 @@ pub struct GeneratedJob {
     pub size: u32,
     /// A user id where the model has users (`None`: user 1).
     pub user: Option<u32>,
+    /// An executable number (SWF field 14) where the model knows that jobs run the same
+    /// program, e.g. the repetitions of one job (`None`: −1, unknown).
+    pub executable: Option<u32>,
 }
 
 /// How a generated job arrives.
@@ -92,8 +95,8 @@ fn whole_seconds(x: f64) -> i64 {
 ///   loop, at its previous job's submit + run time + gap (gap rounded), with fields 17
 ///   and 18 naming that job and the gap;
 /// - requested time ⌈`walltime_factor` × run time⌉; allocated and requested processors
-///   the size; status 1; wait time, CPU time, memory, group, executable, queue and
-///   partition unknown (−1); user as the model gives it, else 1.
+///   the size; status 1; wait time, CPU time, memory, group, queue and partition
+///   unknown (−1); user and executable as the model gives them, else 1 and −1.
 ///
 /// # Errors
 ///
@@ -140,6 +143,7 @@ pub fn to_swf(jobs: &[GeneratedJob], options: SwfOptions) -> Result<Vec<SwfRecor
                 req_time: (options.walltime_factor * run[i] as f64).ceil() as i64,
                 status: 1,
                 user: job.user.map_or(1, i64::from),
+                executable: job.executable.map_or(-1, i64::from),
                 preceding_job: match job.arrival {
                     Arrival::At(_) => -1,
                     Arrival::After { previous, .. } => number[previous],
@@ -188,6 +192,7 @@ mod tests {
             runtime,
             size: 2,
             user: None,
+            executable: None,
         };
         let jobs = vec![
             g(Arrival::At(10.4), 99.6), // run 100, submit 10
