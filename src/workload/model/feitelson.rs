@@ -466,62 +466,13 @@ mod tests {
     //! 0.1 % critical value of the Kolmogorov distribution.
     use super::*;
     use proptest::prelude::*;
-    use rand::SeedableRng;
+    use super::super::sample_checks::{check_moments, ks, ks_bound_01pct, rng};
 
     const Z5: f64 = 5.0;
 
-    fn rng(seed: u64) -> Xoshiro256PlusPlus {
-        Xoshiro256PlusPlus::seed_from_u64(seed)
-    }
 
-    fn ks_bound(n: usize) -> f64 {
-        1.95 / (n as f64).sqrt()
-    }
 
-    /// KS statistic of the sample (sorted in place) against a continuous CDF.
-    fn ks(sample: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
-        sample.sort_by(f64::total_cmp);
-        let n = sample.len() as f64;
-        sample
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| {
-                let f = cdf(x);
-                (f - i as f64 / n).abs().max(((i + 1) as f64 / n - f).abs())
-            })
-            .fold(0.0, f64::max)
-    }
 
-    /// Checks sample mean, variance and third raw moment against raw moments
-    /// m[k] = E[X^k], k = 0..=6, with 5-SE tolerances:
-    /// - mean: SE² = (m2 − m1²)/n;
-    /// - variance: SE² ≈ (μ4 − σ⁴)/n, μ4 = m4 − 4 m1 m3 + 6 m1² m2 − 3 m1⁴;
-    /// - third raw moment: SE² = (m6 − m3²)/n.
-    fn check_moments(xs: &[f64], m: [f64; 7], what: &str) {
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        let third = xs.iter().map(|x| x.powi(3)).sum::<f64>() / n;
-        let sigma2 = m[2] - m[1] * m[1];
-        let mu4 = m[4] - 4.0 * m[1] * m[3] + 6.0 * m[1] * m[1] * m[2] - 3.0 * m[1].powi(4);
-        let se_mean = (sigma2 / n).sqrt();
-        let se_var = ((mu4 - sigma2 * sigma2) / n).sqrt();
-        let se_third = ((m[6] - m[3] * m[3]) / n).sqrt();
-        assert!(
-            (mean - m[1]).abs() < Z5 * se_mean,
-            "{what}: mean {mean} vs {} (SE {se_mean})",
-            m[1]
-        );
-        assert!(
-            (var - sigma2).abs() < Z5 * se_var,
-            "{what}: variance {var} vs {sigma2} (SE {se_var})"
-        );
-        assert!(
-            (third - m[3]).abs() < Z5 * se_third,
-            "{what}: third moment {third} vs {} (SE {se_third})",
-            m[3]
-        );
-    }
 
     fn factorial(k: i32) -> f64 {
         (1..=k).map(f64::from).product()
@@ -763,11 +714,11 @@ mod tests {
         let mut xs: Vec<f64> = (0..1_000_000)
             .map(|_| c.draw_runtime(size, nodes, &mut r))
             .collect();
-        check_moments(&xs, h2_moments(p, 10_800.0, 300.0), "H2 1997");
+        check_moments(&xs, h2_moments(p, 10_800.0, 300.0), Z5, "H2 1997");
         let d = ks(&mut xs, |x| {
             1.0 - p * (-x / 10_800.0).exp() - (1.0 - p) * (-x / 300.0).exp()
         });
-        assert!(d < ks_bound(xs.len()), "KS {d}");
+        assert!(d < ks_bound_01pct(xs.len()), "KS {d}");
     }
 
     #[test]
@@ -783,11 +734,11 @@ mod tests {
         let mut xs: Vec<f64> = (0..1_000_000)
             .map(|_| c.draw_runtime(1, 128, &mut r))
             .collect();
-        check_moments(&xs, h2_moments(p, 10_000.0, 500.0), "H2 1996");
+        check_moments(&xs, h2_moments(p, 10_000.0, 500.0), Z5, "H2 1996");
         let d = ks(&mut xs, |x| {
             1.0 - p * (-x / 10_000.0).exp() - (1.0 - p) * (-x / 500.0).exp()
         });
-        assert!(d < ks_bound(xs.len()), "KS {d}");
+        assert!(d < ks_bound_01pct(xs.len()), "KS {d}");
     }
 
     #[test]
@@ -921,9 +872,9 @@ mod tests {
         for (k, mk) in m.iter_mut().enumerate() {
             *mk = factorial(k as i32) * mu.powi(k as i32);
         }
-        check_moments(&gaps, m, "interarrival");
+        check_moments(&gaps, m, Z5, "interarrival");
         let d = ks(&mut gaps, |x| 1.0 - (-x / mu).exp());
-        assert!(d < ks_bound(gaps.len()), "KS {d}");
+        assert!(d < ks_bound_01pct(gaps.len()), "KS {d}");
     }
 
     #[test]

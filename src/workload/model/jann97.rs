@@ -1553,14 +1553,11 @@ impl super::ModelSetup for Jann97 {
 #[allow(clippy::needless_range_loop)] // index loops read closer to the formulas
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use super::super::sample_checks::{ks, rng};
     use serde::de::IntoDeserializer;
 
     const N: usize = 1_000_000;
 
-    fn rng(seed: u64) -> Xoshiro256PlusPlus {
-        Xoshiro256PlusPlus::seed_from_u64(seed)
-    }
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs()
@@ -1578,18 +1575,6 @@ mod tests {
         ((d.moment(2 * k) - d.moment(k).powi(2)) / n as f64).sqrt()
     }
 
-    /// Kolmogorov–Smirnov statistic of `xs` against `d`.
-    fn ks(xs: &mut [f64], d: &HyperErlang) -> f64 {
-        xs.sort_by(f64::total_cmp);
-        let n = xs.len() as f64;
-        xs.iter()
-            .enumerate()
-            .map(|(i, &x)| {
-                let f = d.cdf(x);
-                (f - i as f64 / n).abs().max(((i + 1) as f64 / n - f).abs())
-            })
-            .fold(0.0, f64::max)
-    }
 
     // ----- the distribution -------------------------------------------------------
 
@@ -1704,7 +1689,7 @@ mod tests {
                 "{d:?} mu{k}: {got} vs {want} (SE {se})"
             );
         }
-        let dn = ks(&mut xs, &d);
+        let dn = ks(&mut xs, |x| d.cdf(x));
         assert!(dn < 1.63 / (N as f64).sqrt(), "{d:?}: KS {dn}");
     }
 

@@ -836,58 +836,12 @@ impl super::ModelSetup for Lublin03 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::sample_checks::{check_moments, ks, ks_bound_1pct, rng};
     use proptest::prelude::*;
     use statrs::function::gamma::{gamma_lr, ln_gamma as ref_ln_gamma};
 
-    fn rng(seed: u64) -> Xoshiro256PlusPlus {
-        Xoshiro256PlusPlus::seed_from_u64(seed)
-    }
 
-    /// Kolmogorov–Smirnov statistic of `xs` (sorted here) against `cdf`.
-    fn ks(xs: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
-        xs.sort_by(f64::total_cmp);
-        let n = xs.len() as f64;
-        let mut d: f64 = 0.0;
-        for (i, &x) in xs.iter().enumerate() {
-            let f = cdf(x);
-            d = d
-                .max((f - i as f64 / n).abs())
-                .max(((i + 1) as f64 / n - f).abs());
-        }
-        d
-    }
 
-    /// Checks the sample's mean, variance and third raw moment against the exact raw
-    /// moments m[k] = E[X^k], k = 0..=6, within `z` standard errors.
-    ///
-    /// Derivation: for n iid draws, the sample raw moment of order k has variance
-    /// (m[2k] − m[k]²)/n (exactly). The sample variance s² has asymptotic variance
-    /// (μ4 − σ⁴)/n with μ4 the fourth central moment, μ4 = m4 − 4 m1 m3 + 6 m1² m2 − 3 m1⁴.
-    fn check_moments(xs: &[f64], m: [f64; 7], z: f64, what: &str) {
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        let third = xs.iter().map(|x| x.powi(3)).sum::<f64>() / n;
-        let sigma2 = m[2] - m[1] * m[1];
-        let mu4 = m[4] - 4.0 * m[1] * m[3] + 6.0 * m[1] * m[1] * m[2] - 3.0 * m[1].powi(4);
-        let se_mean = (sigma2 / n).sqrt();
-        let se_var = ((mu4 - sigma2 * sigma2) / n).sqrt();
-        let se_third = ((m[6] - m[3] * m[3]) / n).sqrt();
-        assert!(
-            (mean - m[1]).abs() < z * se_mean,
-            "{what}: mean {mean} vs {} (se {se_mean})",
-            m[1]
-        );
-        assert!(
-            (var - sigma2).abs() < z * se_var,
-            "{what}: variance {var} vs {sigma2} (se {se_var})"
-        );
-        assert!(
-            (third - m[3]).abs() < z * se_third,
-            "{what}: third moment {third} vs {} (se {se_third})",
-            m[3]
-        );
-    }
 
     /// Raw moments E[X^k], k = 0..=6, of the mixture p·Gamma(k1, θ1) + (1−p)·Gamma(k2, θ2)
     /// conditioned on X ≤ c. For one gamma, E[X^k; X ≤ c] = θ^k Γ(a+k)/Γ(a) P(a+k, c/θ)
@@ -915,10 +869,6 @@ mod tests {
         (mix(x.min(c)) / mix(c)).min(1.0)
     }
 
-    // 1.63/sqrt(n) is the KS critical value at the 1% level.
-    fn ks_bound(n: usize) -> f64 {
-        1.63 / (n as f64).sqrt()
-    }
 
     const N: usize = 1_000_000;
 
@@ -944,7 +894,7 @@ mod tests {
                 "hyper-gamma",
             );
             let d = ks(&mut xs, |x| hyper_gamma_cdf(p, g1, g2, 12.0, x));
-            assert!(d < ks_bound(xs.len()), "case {i}: KS {d}");
+            assert!(d < ks_bound_1pct(xs.len()), "case {i}: KS {d}");
         }
     }
 
@@ -961,7 +911,7 @@ mod tests {
             let g1 = (t.aarr * t.arar, t.barr);
             check_moments(&xs, hyper_gamma_moments(1.0, g1, g1, 13.0), 5.0, "log gap");
             let d = ks(&mut xs, |x| hyper_gamma_cdf(1.0, g1, g1, 13.0, x));
-            assert!(d < ks_bound(xs.len()), "KS {d}");
+            assert!(d < ks_bound_1pct(xs.len()), "KS {d}");
         }
     }
 
@@ -994,7 +944,7 @@ mod tests {
                 + (1.0 - s.prob) * ((x - s.med) / (s.hi - s.med)).clamp(0.0, 1.0)
         };
         let d = ks(&mut xs, cdf);
-        assert!(d < ks_bound(xs.len()), "KS {d}");
+        assert!(d < ks_bound_1pct(xs.len()), "KS {d}");
     }
 
     /// Share of powers of two ≥ 2 among all jobs of a type: the rounded share `pow2_prob`

@@ -7,6 +7,9 @@
 //! from it simulate identically.
 
 use crate::registry::registry;
+
+#[cfg(test)]
+mod sample_checks;
 use crate::swf::{SwfHeader, SwfRecord, SwfTrace};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
