@@ -198,16 +198,46 @@ fn csv_field(s: &str) -> Cow<'_, str> {
 
 /// The simulated schedule as SWF: each workload job with its simulated submit, wait and
 /// run times (rounded to whole seconds), its size as allocated processors, and status 1
-/// (completed), 0 (killed at walltime) or 5 (rejected: wait and run −1). Every other
-/// field is the original's. Lines are sorted by (simulated submit, job id): a replay
-/// with feedback can reorder submissions.
+/// (completed), 0 (killed at walltime) or 5 (rejected: wait, run time and allocated
+/// processors −1, as the format says of a job that never ran). The average CPU time
+/// (field 6) is the recorded one divided by the speed for a completed job, −1 (unknown)
+/// for a killed or rejected one. Every other field is the original's. Lines are sorted
+/// by (simulated submit, job id): a replay with feedback can reorder submissions.
+///
+/// The header is the workload's, describing the simulation: `MaxJobs` and `MaxRecords`
+/// the jobs written, `MaxNodes` and `MaxProcs` the simulated platform's nodes,
+/// `StartTime` and `EndTime` the first simulated submit and the last end (in the
+/// archive's format, where the workload has a calendar; removed otherwise), plus
+/// `notes`.
 pub(crate) fn write_schedule_swf(
     path: &Path,
     workload: &Workload,
     records: &[JobRecord],
+    platform: ::campaign::platform::Platform,
     notes: &[String],
 ) -> anyhow::Result<()> {
-    let mut lines = workload.header.lines().to_vec();
+    let mut header = workload.header.clone();
+    header.set("MaxJobs", &records.len().to_string());
+    header.set("MaxRecords", &records.len().to_string());
+    header.set("MaxNodes", &platform.nodes.to_string());
+    header.set("MaxProcs", &platform.nodes.to_string());
+    let first = records.iter().map(|r| r.submit).min();
+    let last = records.iter().map(|r| r.finish.unwrap_or(r.submit)).max();
+    match (
+        ::campaign::workload::Calendar::of(&workload.header),
+        first,
+        last,
+    ) {
+        (Ok(calendar), Some(first), Some(last)) => {
+            header.set("StartTime", &calendar.archive_format(first));
+            header.set("EndTime", &calendar.archive_format(last));
+        }
+        _ => {
+            header.remove("StartTime");
+            header.remove("EndTime");
+        }
+    }
+    let mut lines = header.lines().to_vec();
     lines.extend(notes.iter().map(|n| format!(" Note: {n}")));
     let mut order: Vec<usize> = (0..records.len()).collect();
     order.sort_by_key(|&i| (records[i].submit, records[i].id));
@@ -233,11 +263,19 @@ pub(crate) fn write_schedule_swf(
                 (Some(start), Some(finish)) => {
                     out.wait = secs(start) - secs(r.submit);
                     out.run = secs(finish) - secs(start);
-                    out.status = if r.state == JobState::Killed { 0 } else { 1 };
+                    let completed = r.state != JobState::Killed;
+                    out.status = i64::from(completed);
+                    out.avg_cpu = if completed && out.avg_cpu >= 0.0 {
+                        out.avg_cpu / platform.speed
+                    } else {
+                        -1.0
+                    };
                 }
                 _ => {
                     out.wait = -1;
                     out.run = -1;
+                    out.alloc_procs = -1;
+                    out.avg_cpu = -1.0;
                     out.status = 5;
                 }
             }

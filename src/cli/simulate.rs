@@ -300,7 +300,13 @@ impl SimulateArgs {
                 self.walltime,
                 self.walltime_scaling
             )];
-            write_schedule_swf(out, &workload, &result.output.records, &notes)?;
+            write_schedule_swf(
+                out,
+                &workload,
+                &result.output.records,
+                result.platform,
+                &notes,
+            )?;
         }
 
         let violations = result.violations.as_deref().unwrap_or_default();

@@ -38,6 +38,12 @@ impl SwfHeader {
         }
     }
 
+    /// Removes every line with this key.
+    pub fn remove(&mut self, key: &str) {
+        self.lines
+            .retain(|l| split_key(l).is_none_or(|(k, _)| k != key));
+    }
+
     /// All `Key: value` pairs in file order (a key may repeat, as `Note` does).
     pub fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
         self.lines.iter().filter_map(|l| split_key(l))

@@ -77,6 +77,15 @@ impl Calendar {
         })
     }
 
+    /// Simulated time `t` as the archive's headers write instants (`StartTime:`), e.g.
+    /// `Mon Sep 23 14:00:31 CEST 1996`.
+    pub fn archive_format(&self, t: Time) -> String {
+        self.timestamp(t)
+            .to_zoned(self.tz.clone())
+            .strftime("%a %b %d %H:%M:%S %Z %Y")
+            .to_string()
+    }
+
     /// The simulated time of local date `date` at `offset` past its midnight (local
     /// clock time: on a daylight-saving change day, 7:30 is 7:30 on the clock; a time
     /// skipped by the change is taken after it, a repeated one at its first occurrence).

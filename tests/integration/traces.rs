@@ -294,3 +294,126 @@ fn per_job_outputs_agree_with_each_other() {
         assert!(busy <= 100, "{busy} nodes busy");
     }
 }
+
+/// `--swf-out` describes the simulated workload (issue: the header kept the trace's
+/// node and job counts and period). SDSC-SP2 under EASY on half its nodes at double
+/// speed, read back by a reader written here (whitespace-split fields, `;` header
+/// lines), not the tool's parser: the header's node counts are the simulated platform's
+/// 64, its job counts the lines written, StartTime/EndTime the first simulated submit
+/// and the last end in the trace's zone; jobs wider than 64 are rejected (status 5,
+/// fields 3, 4, 5 and 6 −1, field 8 the recorded request); a completed job's average
+/// CPU time is the recorded one halved, a killed job's −1.
+#[test]
+fn swf_out_describes_the_simulated_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("schedule.swf");
+    campaign()
+        .args([
+            "simulate",
+            "SDSC-SP2-1998-4.2-cln",
+            "--node-factor",
+            "0.5",
+            "--speed",
+            "2",
+            "--swf-out",
+        ])
+        .arg(&swf)
+        .assert()
+        .success();
+
+    // The recorded trace, by job number: (size, average CPU time), the size being the
+    // allocated processors, or the requested ones where none are recorded (the
+    // default size source).
+    let recorded: std::collections::BTreeMap<i64, (i64, f64)> = {
+        use std::io::Read as _;
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(
+            std::fs::File::open(trace_path("SDSC-SP2-1998-4.2-cln")).unwrap(),
+        )
+        .read_to_string(&mut text)
+        .unwrap();
+        text.lines()
+            .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                let (alloc, req): (i64, i64) = (f[4].parse().unwrap(), f[7].parse().unwrap());
+                let size = if alloc > 0 { alloc } else { req };
+                (f[0].parse().unwrap(), (size, f[5].parse().unwrap()))
+            })
+            .collect()
+    };
+
+    let text = std::fs::read_to_string(&swf).unwrap();
+    let header: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(';'))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .collect();
+    let get = |key: &str| {
+        let values: Vec<&str> = header
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .collect();
+        assert_eq!(values.len(), 1, "{key}: {values:?}");
+        values[0]
+    };
+    let jobs: Vec<Vec<f64>> = text
+        .lines()
+        .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(jobs.len(), recorded.len());
+    assert_eq!(get("MaxJobs"), jobs.len().to_string());
+    assert_eq!(get("MaxRecords"), jobs.len().to_string());
+    assert_eq!(get("MaxNodes"), "64");
+    assert_eq!(get("MaxProcs"), "64");
+
+    let (mut rejected, mut completed, mut killed) = (0, 0, 0);
+    let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    for j in &jobs {
+        let (procs, cpu) = recorded[&(j[0] as i64)];
+        first = first.min(j[1]);
+        match j[10] as i64 {
+            5 => {
+                rejected += 1;
+                assert!(procs > 64, "job {} rejected with {procs} processors", j[0]);
+                assert_eq!((j[2], j[3], j[4], j[5]), (-1.0, -1.0, -1.0, -1.0));
+                assert!(j[7] > 0.0, "the request is kept");
+                last = last.max(j[1]);
+            }
+            status => {
+                assert!(procs <= 64);
+                assert_eq!(j[4], procs as f64);
+                last = last.max(j[1] + j[2] + j[3]);
+                if status == 1 {
+                    completed += 1;
+                    let want = if cpu >= 0.0 { cpu / 2.0 } else { -1.0 };
+                    assert!((j[5] - want).abs() <= 1e-9 * want.abs().max(1.0), "{j:?}");
+                } else {
+                    killed += 1;
+                    assert_eq!(j[5], -1.0);
+                }
+            }
+        }
+    }
+    let wider = recorded.values().filter(|(p, _)| *p > 64).count();
+    assert_eq!(rejected, wider);
+    assert!(
+        completed > 50_000 && killed > 0,
+        "{completed} completed, {killed} killed"
+    );
+
+    // StartTime/EndTime: UnixStartTime + the simulated times, in US/Pacific.
+    let start: i64 = get("UnixStartTime").parse().unwrap();
+    let local = |t: f64| {
+        jiff::Timestamp::from_second(start + t as i64)
+            .unwrap()
+            .to_zoned(jiff::tz::TimeZone::get("US/Pacific").unwrap())
+            .strftime("%a %b %d %H:%M:%S %Z %Y")
+            .to_string()
+    };
+    assert_eq!(get("StartTime"), local(first));
+    assert_eq!(get("EndTime"), local(last));
+}
