@@ -315,7 +315,16 @@ fn report(
         })
         .collect();
     let mut df = runs_frame(&runs)?;
-    write_runs(&mut df, dir)?;
+    let provenance = [
+        ("campaign_version", env!("CARGO_PKG_VERSION").to_string()),
+        (
+            "semantics_version",
+            ::campaign::run::SEMANTICS_VERSION.to_string(),
+        ),
+        ("spec", spec.file.clone()),
+        ("spec_name", spec.name.clone()),
+    ];
+    write_runs(&mut df, dir, &provenance)?;
     let summaries = write_summaries(&runs, dir)?;
     let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
     let shaken = long.height() > 0;

@@ -95,18 +95,84 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
     columns.push(Column::new("error".into(), error));
     let key: Vec<Option<&str>> = runs.iter().map(|r| r.key).collect();
     columns.push(Column::new("key".into(), key));
-    let values: Vec<Option<Vec<f64>>> = runs
+    let records: Vec<Option<&crate::campaign::cache::RunRecord>> = runs
         .iter()
-        .map(|r| r.outcome.and_then(Outcome::record).map(metric_values))
+        .map(|r| r.outcome.and_then(Outcome::record))
         .collect();
+    for (name, policy) in POLICY_COLUMNS {
+        let v: Vec<Option<String>> = records
+            .iter()
+            .map(|r| r.and_then(|r| policy(&r.description)))
+            .collect();
+        columns.push(Column::new(name.into(), v));
+    }
+    let factor: Vec<Option<f64>> = records
+        .iter()
+        .map(|r| r.and_then(|r| walltime_factor(&r.description)))
+        .collect();
+    columns.push(Column::new("walltime_factor".into(), factor));
+    let values: Vec<Option<Vec<f64>>> = records.iter().map(|r| r.map(metric_values)).collect();
     for (i, (name, _)) in METRICS.iter().enumerate() {
         let v: Vec<Option<f64>> = values
             .iter()
             .map(|row| row.as_ref().map(|row| row[i]).filter(|x| !x.is_nan()))
             .collect();
-        columns.push(Column::new((*name).into(), v));
+        if COUNT_METRICS.contains(name) {
+            // Counts are whole numbers: typed as integers, not floats.
+            let v: Vec<Option<i64>> = v.into_iter().map(|x| x.map(|x| x as i64)).collect();
+            columns.push(Column::new((*name).into(), v));
+        } else {
+            columns.push(Column::new((*name).into(), v));
+        }
     }
     DataFrame::new(runs.len(), columns)
+}
+
+/// The metrics that count (jobs, nodes, violations): integer columns.
+const COUNT_METRICS: [&str; 6] = [
+    "jobs",
+    "completed",
+    "killed",
+    "rejected",
+    "violations",
+    "nodes",
+];
+
+/// The resolved policies of a run, as columns: read from the description stored with
+/// its result (null for a run without one, and where the policy does not apply, e.g.
+/// the size source of a model's workload).
+type PolicyOf = fn(&serde_json::Value) -> Option<String>;
+const POLICY_COLUMNS: [(&str, PolicyOf); 4] = [
+    ("walltime", |d| text(&d["semantics"]["walltime"])),
+    ("walltime_scaling", |d| {
+        text(&d["semantics"]["walltime_scaling"])
+    }),
+    ("size_source", |d| {
+        text(&d["workload"]["trace"]["cleaning"]["size_source"])
+    }),
+    ("requested_time", |d| match &d["workload"] {
+        w if w.get("trace").is_some() => {
+            Some(match w["trace"]["cleaning"].get("requested_time_source") {
+                Some(serde_json::Value::Object(m)) => m.keys().next().cloned().unwrap_or_default(),
+                Some(serde_json::Value::String(s)) => s.clone(),
+                _ => "recorded".to_string(),
+            })
+        }
+        w if w.get("model").is_some() => Some("model".to_string()),
+        _ => None,
+    }),
+];
+
+fn text(v: &serde_json::Value) -> Option<String> {
+    v.as_str().map(str::to_string)
+}
+
+/// The factor of Batsim's walltimes, or of a model's requested times.
+fn walltime_factor(d: &serde_json::Value) -> Option<f64> {
+    let w = &d["workload"];
+    w["trace"]["cleaning"]["requested_time_source"]["batsim"]["walltime_factor"]
+        .as_f64()
+        .or_else(|| w["model"]["walltime_factor"].as_f64())
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -149,10 +215,31 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`.
-pub fn write_runs(df: &mut DataFrame, dir: &Path) -> Result<(), ReportError> {
-    ParquetWriter::new(create(&dir.join("runs.parquet"))?).finish(df)?;
-    write_csv(df, &dir.join("runs.csv"))
+/// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`, with `provenance` (what
+/// made them: tool and semantics versions, the spec) as the parquet file's key-value
+/// metadata and as `DIR/runs.meta.json`, the CSV's companion.
+pub fn write_runs(
+    df: &mut DataFrame,
+    dir: &Path,
+    provenance: &[(&str, String)],
+) -> Result<(), ReportError> {
+    use polars::io::parquet::write::KeyValueMetadata;
+    let metadata = KeyValueMetadata::from_static(
+        provenance
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect(),
+    );
+    ParquetWriter::new(create(&dir.join("runs.parquet"))?)
+        .with_key_value_metadata(Some(metadata))
+        .finish(df)?;
+    write_csv(df, &dir.join("runs.csv"))?;
+    let meta: serde_json::Map<String, serde_json::Value> = provenance
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), serde_json::Value::String(v.clone())))
+        .collect();
+    let text = serde_json::to_string_pretty(&meta).unwrap_or_default();
+    write_text(&dir.join("runs.meta.json"), &format!("{text}\n"))
 }
 
 /// A table built from the runs: the aggregated values (tidy), the layout (header and

@@ -589,3 +589,83 @@ fn version_names_the_semantics_version() {
             "(semantics version {SEMANTICS_VERSION})"
         )));
 }
+
+/// runs.parquet is typed for the field's tools: counts are integers, the resolved
+/// policies are columns (the mini spec's semantics say walltime `run`, scaling `keep`;
+/// its traces are cleaned with the default size source and recorded requested times),
+/// and the tool and semantics versions are in the file's key-value metadata and in
+/// runs.meta.json.
+#[test]
+fn runs_parquet_is_typed_and_says_what_made_it() {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    run(&spec, &dir.path().join("c"), &[]).success();
+    let out = dir.path().join("c-out");
+    let mut reader = ParquetReader::new(std::fs::File::open(out.join("runs.parquet")).unwrap());
+    let metadata: Vec<(String, Option<String>)> = reader
+        .get_metadata()
+        .unwrap()
+        .key_value_metadata
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|kv| (kv.key, kv.value))
+        .collect();
+    let value = |k: &str| {
+        metadata
+            .iter()
+            .find(|(key, _)| key == k)
+            .and_then(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {k} in {metadata:?}"))
+    };
+    assert_eq!(value("campaign_version"), env!("CARGO_PKG_VERSION"));
+    assert_eq!(value("semantics_version"), SEMANTICS_VERSION.to_string());
+    assert_eq!(value("spec_name"), "mini");
+    let df = reader.finish().unwrap();
+    for count in [
+        "jobs",
+        "completed",
+        "killed",
+        "rejected",
+        "violations",
+        "nodes",
+    ] {
+        assert_eq!(
+            df.column(count).unwrap().dtype(),
+            &DataType::Int64,
+            "{count}"
+        );
+    }
+    assert_eq!(
+        df.column("wait_mean_s").unwrap().dtype(),
+        &DataType::Float64
+    );
+    let strings = |c: &str| -> Vec<String> {
+        df.column(c)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|v| v.unwrap_or("null").to_string())
+            .collect()
+    };
+    assert!(strings("walltime").iter().all(|v| v == "run"));
+    assert!(strings("walltime_scaling").iter().all(|v| v == "keep"));
+    assert!(strings("size_source").iter().all(|v| v == "allocated"));
+    assert!(strings("requested_time").iter().all(|v| v == "recorded"));
+    let jobs: Vec<i64> = df
+        .column("jobs")
+        .unwrap()
+        .i64()
+        .unwrap()
+        .into_no_null_iter()
+        .collect();
+    assert_eq!(jobs.len(), 8);
+
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("runs.meta.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["semantics_version"], SEMANTICS_VERSION.to_string());
+    assert_eq!(meta["campaign_version"], env!("CARGO_PKG_VERSION"));
+}
