@@ -1,6 +1,6 @@
 //! `campaign plan` and `campaign run`.
 
-use super::{EXIT_ERROR, EXIT_OK, print_stdout};
+use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, print_stdout};
 use ::campaign::campaign::runner::{
     Event, ExecOptions, LoadedWorkloads, Outcome, PlannedRun, execute, load_workloads, plan,
 };
@@ -12,6 +12,7 @@ use ::campaign::report::{
 use ::campaign::workload::{
     ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
 };
+use anyhow::Context as _;
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -294,14 +295,84 @@ impl SpecArgs {
     }
 }
 
-/// Writes runs.parquet, runs.csv and the tables into `dir`; returns the text to print:
-/// every table (Markdown) with the published values beside ours, or a per-run summary
-/// when the spec asks for no table.
+/// Writes the report where it belongs and returns the text to print. A complete
+/// campaign (every run has a result) goes into `dir`, replacing the previous report
+/// and any partial one; an incomplete one (failed or interrupted runs) into
+/// `dir/partial`, leaving `dir`'s previous complete report as it was. Either way the
+/// files are written into a temporary directory beside their place and moved there
+/// once all are written, so a crash midway leaves the previous files whole.
 fn report(
     spec: &Spec,
     planned: &[PlannedRun],
     outcomes: &[Option<Outcome>],
     dir: &Path,
+) -> anyhow::Result<String> {
+    let complete = outcomes
+        .iter()
+        .all(|o| o.as_ref().is_some_and(|o| o.record().is_some()));
+    let target = if complete {
+        dir.to_path_buf()
+    } else {
+        dir.join(PARTIAL)
+    };
+    std::fs::create_dir_all(&target)
+        .with_context(|| format!("cannot create {}", target.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".report-")
+        .tempdir_in(&target)
+        .with_context(|| format!("cannot write in {}", target.display()))?;
+    let mut text = write_report(spec, planned, outcomes, staging.path(), &target)?;
+    publish(staging.path(), &target)?;
+    if complete {
+        let partial = dir.join(PARTIAL);
+        if partial.is_dir() {
+            std::fs::remove_dir_all(&partial)
+                .with_context(|| format!("cannot remove {}", partial.display()))?;
+        }
+    } else {
+        writeln!(
+            text,
+            "incomplete campaign: this report is in {}; {} keeps the last complete one",
+            target.display(),
+            dir.display()
+        )?;
+    }
+    Ok(text)
+}
+
+/// Where an incomplete campaign's report goes, inside the output directory.
+const PARTIAL: &str = "partial";
+
+/// Moves every file under `from` to the same place under `to` (same file system: each
+/// file appears whole).
+fn publish(from: &Path, to: &Path) -> anyhow::Result<()> {
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let (source, dest) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type()?.is_dir() {
+            std::fs::create_dir_all(&dest)
+                .with_context(|| format!("cannot create {}", dest.display()))?;
+            publish(&source, &dest)?;
+        } else {
+            std::fs::rename(&source, &dest).with_context(|| {
+                format!("cannot move {} to {}", source.display(), dest.display())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes runs.parquet, runs.csv and the tables into `dir` (their place is `shown`);
+/// returns the text to print: every table (Markdown) with the published values beside
+/// ours, or a per-run summary when the spec asks for no table.
+fn write_report(
+    spec: &Spec,
+    planned: &[PlannedRun],
+    outcomes: &[Option<Outcome>],
+    dir: &Path,
+    shown: &Path,
 ) -> anyhow::Result<String> {
     let runs: Vec<ReportRun<'_>> = planned
         .iter()
@@ -357,7 +428,7 @@ fn report(
     writeln!(
         out,
         "outputs in {} (runs.parquet, runs.csv{}{}{})",
-        dir.display(),
+        shown.display(),
         if summaries { ", summaries/" } else { "" },
         if shaken {
             ", shaking.csv, shaking-seeds.csv"
@@ -619,11 +690,17 @@ impl RunArgs {
                 eprintln!("  … and {} more", n - SHOWN);
             }
         }
-        if not_run > 0 {
-            eprintln!("interrupted: {not_run} runs not started (finished runs are cached)");
-        }
-        if !failed.is_empty() || not_run > 0 {
+        if !failed.is_empty() {
             eprintln!("{} of {} runs failed", failed.len(), planned.len());
+        }
+        if not_run > 0 {
+            eprintln!(
+                "interrupted: {not_run} of {} runs not started (finished runs are cached)",
+                planned.len()
+            );
+            return Ok(EXIT_INTERRUPTED);
+        }
+        if !failed.is_empty() {
             return Ok(EXIT_ERROR);
         }
         Ok(EXIT_OK)

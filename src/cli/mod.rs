@@ -28,6 +28,9 @@ pub(crate) const EXIT_ERROR: u8 = 1;
 pub(crate) const EXIT_USAGE: u8 = 2;
 /// `--check` found broken invariants.
 pub(crate) const EXIT_CHECK_FAILED: u8 = 3;
+/// Stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the shell's
+/// convention.
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Debug, Parser)]
 #[command(

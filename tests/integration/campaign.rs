@@ -399,9 +399,69 @@ fn report_without_cache_says_not_run() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("8 of 8 runs are not in the cache"));
-    let (h, rows) = read_csv(&dir.path().join("r/runs.csv"));
+    // An incomplete report goes under partial/, never where a complete one belongs.
+    assert!(!dir.path().join("r/runs.csv").exists());
+    let (h, rows) = read_csv(&dir.path().join("r/partial/runs.csv"));
     let status = h.iter().position(|c| c == "status").unwrap();
     assert!(rows.iter().all(|r| r[status] == "not run"));
+}
+
+/// A failed campaign keeps the last complete report: its files stay byte for byte, the
+/// incomplete report goes to partial/ (saying so), and the next complete run replaces
+/// the report and removes partial/.
+#[test]
+fn a_failed_campaign_keeps_the_last_complete_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), TABLE);
+    let (cache, out) = (dir.path().join("c"), dir.path().join("c-out"));
+    run(&spec, &cache, &[]).success();
+    let files = ["runs.csv", "runs.parquet", "tables/t.md", "tables/t.csv"];
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(out.join(f)).unwrap())
+        .collect();
+
+    // The same spec with one more workload whose trace does not exist.
+    let text = std::fs::read_to_string(&spec).unwrap().replacen(
+        "[schedulers]",
+        "[workloads.gone]\ntrace = \"no-such-trace.swf\"\n[schedulers]",
+        1,
+    );
+    std::fs::write(&spec, text).unwrap();
+    let failed = run(&spec, &cache, &[]).code(1);
+    let err = String::from_utf8_lossy(&failed.get_output().stderr).into_owned();
+    assert!(err.contains("4 of 12 runs failed"), "{err}");
+    let said = String::from_utf8_lossy(&failed.get_output().stdout).into_owned();
+    assert!(said.contains("incomplete campaign"), "{said}");
+    for (f, b) in files.iter().zip(&before) {
+        assert_eq!(&std::fs::read(out.join(f)).unwrap(), b, "{f} changed");
+    }
+    // (Read from parquet: the error messages hold commas.)
+    let df = {
+        use polars::prelude::*;
+        ParquetReader::new(std::fs::File::open(out.join("partial/runs.parquet")).unwrap())
+            .finish()
+            .unwrap()
+    };
+    let status: Vec<&str> = df
+        .column("status")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|s| s.unwrap())
+        .collect();
+    assert_eq!(status.iter().filter(|s| **s == "failed").count(), 4);
+    assert_eq!(status.iter().filter(|s| **s == "ok").count(), 8);
+
+    // Without the missing workload again: complete, partial/ gone.
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("[workloads.gone]\ntrace = \"no-such-trace.swf\"\n", "");
+    std::fs::write(&spec, text).unwrap();
+    run(&spec, &cache, &[]).success();
+    assert!(!out.join("partial").exists());
+    assert_eq!(std::fs::read(out.join("runs.csv")).unwrap(), before[0]);
 }
 
 /// `plan` counts a zip group as one factor of the product: 2 workloads zipped with 2

@@ -594,7 +594,9 @@ fn a_run_over_its_time_limit_fails_alone() {
 }
 
 /// Ctrl-C (SIGINT) stops dispatching: the runs under way finish and stay cached, the
-/// command says how many were not started and exits 1, and every entry is whole.
+/// command says how many were not started and exits 130 (128 + SIGINT, the shell's
+/// convention), every entry is whole, and the report of what finished is written under
+/// partial/, not as the campaign's report.
 #[test]
 fn ctrl_c_stops_dispatching_and_keeps_finished_runs() {
     let tmp = tempfile::tempdir().unwrap();
@@ -616,8 +618,10 @@ fn ctrl_c_stops_dispatching_and_keeps_finished_runs() {
     assert!(sent.success());
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted:"), "{stderr}");
+    assert!(out.join("partial/runs.csv").is_file());
+    assert!(!out.join("runs.csv").exists());
     let (entries, _) = cache_files(&cache);
     assert_entries_whole(&entries);
     let (cached, total) = planned_cached(&cache);
