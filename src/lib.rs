@@ -11,6 +11,7 @@
 pub(crate) mod choice;
 pub mod quantile;
 pub(crate) mod registry;
+pub(crate) mod suggest;
 
 pub mod allocation;
 pub mod campaign;

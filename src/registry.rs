@@ -86,9 +86,10 @@ macro_rules! registry {
                 }
                 $name::named(text).ok_or_else(|| {
                     format!(
-                        "unknown {} {text:?}; expected one of: {}, or an inline table such as \
-                         '{{ {} = \"{}\", … }}'",
+                        "unknown {} {text:?}{}; expected one of: {}, or an inline table such \
+                         as '{{ {} = \"{}\", … }}'",
                         $what,
+                        $crate::suggest::did_you_mean(text, $name::NAMES.iter().copied()),
                         $crate::registry::list($name::NAMES),
                         $tag,
                         $name::NAMES[0]

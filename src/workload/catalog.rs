@@ -19,6 +19,9 @@ pub struct TraceLocator {
 pub struct TraceNotFound {
     pub name: String,
     pub tried: Vec<(PathBuf, &'static str)>,
+    /// The nearest known trace name (in a trace directory or the archive catalog), if
+    /// `name` looks like a typo of it.
+    pub suggestion: Option<String>,
 }
 
 impl fmt::Display for TraceNotFound {
@@ -26,6 +29,16 @@ impl fmt::Display for TraceNotFound {
         write!(f, "trace {:?} not found; looked at:", self.name)?;
         for (path, why) in &self.tried {
             write!(f, "\n  {} ({why})", path.display())?;
+        }
+        if let Some(s) = &self.suggestion {
+            write!(f, "\ndid you mean {s:?}?")?;
+        }
+        if let Some(t) = super::archive_trace(self.suggestion.as_deref().unwrap_or(&self.name)) {
+            write!(
+                f,
+                "\n{} is an archive trace: `campaign trace fetch {}` downloads it",
+                t.name, t.name
+            )?;
         }
         write!(
             f,
@@ -86,7 +99,25 @@ impl TraceLocator {
         Err(TraceNotFound {
             name: name.to_string(),
             tried,
+            suggestion: self.suggest(name),
         })
+    }
+
+    /// The known trace name nearest to `name`: the traces in the directories (by
+    /// archive name) and the archive catalog.
+    fn suggest(&self, name: &str) -> Option<String> {
+        let mut known: Vec<String> = super::ARCHIVE.iter().map(|t| t.name.to_string()).collect();
+        for (dir, _) in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            known.extend(entries.flatten().filter_map(|e| {
+                let file = e.file_name().to_string_lossy().into_owned();
+                (file.ends_with(".swf") || file.ends_with(".swf.gz"))
+                    .then(|| trace_name(Path::new(&file)))
+            }));
+        }
+        crate::suggest::closest(name, known.iter().map(String::as_str)).map(str::to_string)
     }
 }
 

@@ -520,3 +520,62 @@ fn output_paths_are_checked_before_simulating() {
             )));
     }
 }
+
+/// A mistyped name gets the nearest known one: a trace (from the trace directory, or
+/// the archive catalog with a pointer to `trace fetch`), a metric, a variant and a
+/// scheduler. (The issue: "did you mean" for mistyped names.)
+#[test]
+fn mistyped_names_get_a_did_you_mean() {
+    campaign()
+        .args(["trace", "info", "KTH-SP2-1996-2.1"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "did you mean \"KTH-SP2-1996-2.1-cln\"?",
+        ));
+    let empty = tempfile::tempdir().unwrap();
+    campaign()
+        .env("CAMPAIGN_TRACE_DIR", empty.path())
+        .args(["trace", "info", "CTC-SP2-1996-3.1-cl"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "did you mean \"CTC-SP2-1996-3.1-cln\"?",
+        ))
+        .stderr(predicates::str::contains(
+            "`campaign trace fetch CTC-SP2-1996-3.1-cln` downloads it",
+        ));
+    campaign()
+        .args(["simulate", "KTH-SP2-1996-2.1-cln", "--scheduler", "esay"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("did you mean \"easy\"?"));
+
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, message) in [
+        (
+            "[[table]]\nname = \"t\"\nrows = [\"workload\"]\nmetrics = [\"wiat_mean_s\"]\n",
+            "unknown metric \"wiat_mean_s\"; did you mean \"wait_mean_s\"?",
+        ),
+        (
+            "[[exclude]]\nscheduler = \"eassy\"\n",
+            "unknown scheduler variant \"eassy\"; did you mean \"easy\"?",
+        ),
+    ] {
+        let spec = dir.path().join("s.toml");
+        std::fs::write(
+            &spec,
+            format!(
+                "name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n\
+                 [schedulers]\neasy = {{ kind = \"easy\" }}\nfcfs = {{ kind = \"fcfs\" }}\n{extra}"
+            ),
+        )
+        .unwrap();
+        campaign()
+            .arg("plan")
+            .arg(&spec)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(message));
+    }
+}

@@ -233,7 +233,7 @@ fn spec_errors_name_the_line_and_exit_1() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "mini.toml:15:10: unknown replay variant \"a60\"; the spec defines: rigid, a0",
+            "mini.toml:15:10: unknown replay variant \"a60\"; did you mean \"a0\"?; the spec defines: rigid, a0",
         ));
 }
 

@@ -263,8 +263,9 @@ fn find(
             src.error(
                 Some(name.span()),
                 format!(
-                    "unknown {axis} variant {:?}; the spec defines: {}",
+                    "unknown {axis} variant {:?}{}; the spec defines: {}",
                     name.get_ref(),
+                    crate::suggest::did_you_mean(name.get_ref(), names.iter().copied()),
                     names.join(", ")
                 ),
             )

@@ -129,8 +129,9 @@ pub(super) fn tables(
                 return Err(src.error(
                     Some(m.span()),
                     format!(
-                        "unknown metric {:?}; known: {}",
+                        "unknown metric {:?}{}; known: {}",
                         m.get_ref(),
+                        crate::suggest::did_you_mean(m.get_ref(), names.iter().copied()),
                         names.join(", ")
                     ),
                 ));

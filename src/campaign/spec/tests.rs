@@ -172,7 +172,7 @@ fn typos_are_errors_naming_key_and_line() {
     let e = err(&BASE.replace("platform = \"half\"", "platform = \"hlaf\""));
     assert!(
         e.message
-            .contains("unknown platform variant \"hlaf\"; the spec defines: same, half"),
+            .contains("unknown platform variant \"hlaf\"; did you mean \"half\"?; the spec defines: same, half"),
         "{e}"
     );
     assert_eq!(e.at.map(|a| a.0), Some(19));
