@@ -7,6 +7,11 @@
 //! own key and the current [`SEMANTICS_VERSION`] is reported as corrupt, never trusted.
 //! Numbers read back exactly as written (serde_json's `float_roundtrip`), so a cached
 //! result is bit for bit the computed one.
+//!
+//! Beside the entries (in two-character shard directories), `DIR/traces/` remembers
+//! what each trace a campaign named was when last read ([`TraceMemo`]): the content
+//! hash and platform size its runs' keys were made from, so that a report can key its
+//! runs from the cache alone when the trace is not at hand.
 
 use crate::metrics::{Lateness, SchedulingMetrics};
 use crate::platform::Platform;
@@ -31,6 +36,18 @@ pub struct RunRecord {
     pub violations: Option<usize>,
     /// Submissions per hour of the week, queue lengths and user activity, for figures.
     pub summary: crate::metrics::RunSummary,
+}
+
+/// A trace as last read: what its runs' keys need besides the spec.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceMemo {
+    /// The trace as the spec names it (an archive name or a path).
+    pub trace: String,
+    /// blake3 (hex) of its decompressed content.
+    pub trace_blake3: String,
+    /// The platform size its header gives.
+    pub recorded_nodes: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -103,20 +120,43 @@ impl Cache {
 
     /// Stores `record` under its key, atomically.
     pub fn put(&self, record: &RunRecord) -> Result<(), CacheError> {
-        let path = self.path(&record.key);
-        let io = |source| CacheError::Io {
-            path: path.clone(),
-            source,
-        };
-        let dir = path.parent().unwrap_or(&self.dir);
-        std::fs::create_dir_all(dir).map_err(io)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-        let bytes = serde_json::to_vec_pretty(record).map_err(|e| io(e.into()))?;
-        tmp.write_all(&bytes).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        tmp.persist(&path).map_err(|e| io(e.error))?;
-        Ok(())
+        write_atomically(&self.path(&record.key), record)
     }
+
+    fn memo_path(&self, trace: &str) -> PathBuf {
+        let name = blake3::hash(trace.as_bytes()).to_hex();
+        self.dir.join("traces").join(format!("{name}.json"))
+    }
+
+    /// Remembers what a trace was when read (overwriting what was remembered).
+    pub fn remember_trace(&self, memo: &TraceMemo) -> Result<(), CacheError> {
+        write_atomically(&self.memo_path(&memo.trace), memo)
+    }
+
+    /// What `trace` was when last read, if remembered (and readable).
+    pub fn recall_trace(&self, trace: &str) -> Option<TraceMemo> {
+        let text = std::fs::read_to_string(self.memo_path(trace)).ok()?;
+        serde_json::from_str::<TraceMemo>(&text)
+            .ok()
+            .filter(|m| m.trace == trace)
+    }
+}
+
+/// Writes `value` as JSON to `path` through a temporary file in the same directory,
+/// synced and renamed: the file appears whole or not at all.
+fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
+    let io = |source| CacheError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| io(e.into()))?;
+    tmp.write_all(&bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 #[cfg(test)]

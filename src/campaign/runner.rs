@@ -6,11 +6,14 @@
 //! error. Runs are pure functions of their parameters, so results do not depend on the
 //! thread count or the order of execution.
 
+use super::cache::TraceMemo;
 use super::cache::{Cache, CacheError, RunRecord};
 use super::spec::Spec;
 use super::{Grid, GridRun, Labels};
 use crate::run::{RunDescription, SEMANTICS_VERSION};
-use crate::workload::{LoadedWorkload, TraceLocator};
+use crate::workload::{
+    LoadError, LoadedWorkload, Origin, TraceLocator, WorkloadIdentity, WorkloadSource,
+};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -41,8 +44,21 @@ impl LoadedWorkloads {
     }
 }
 
+/// What loading does with the cache's trace memos ([`super::cache::TraceMemo`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Memos<'a> {
+    /// Nothing.
+    Ignore,
+    /// Remember every trace read.
+    Remember(&'a Cache),
+    /// Remember every trace read, and key the runs of a trace that is not found by
+    /// what it was when last read (a report from the cache alone: its workload has no
+    /// jobs, so it cannot run).
+    Recall(&'a Cache),
+}
+
 /// Loads every workload of `spec` (in parallel).
-pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> LoadedWorkloads {
+pub fn load_workloads(spec: &Spec, locator: &TraceLocator, memos: Memos<'_>) -> LoadedWorkloads {
     let mut todo: Vec<(usize, u64)> = Vec::new();
     for (v, (_, w)) in spec.workloads.iter().enumerate() {
         if w.seeds.is_empty() {
@@ -64,9 +80,7 @@ pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> LoadedWorkloads {
                 replication = w.source.replication(seed);
                 replication.as_ref().unwrap_or(&w.source)
             };
-            source
-                .load(locator)
-                .map_err(|e| format!("workload {name:?}: {e}"))
+            load_with_memos(source, locator, memos).map_err(|e| format!("workload {name:?}: {e}"))
         })
         .collect();
     let mut variants: Vec<Vec<(u64, Result<LoadedWorkload, String>)>> =
@@ -75,6 +89,46 @@ pub fn load_workloads(spec: &Spec, locator: &TraceLocator) -> LoadedWorkloads {
         variants[v].push((seed, lw));
     }
     LoadedWorkloads { variants }
+}
+
+/// Loads `source`, remembering or recalling what its trace was as `memos` says.
+fn load_with_memos(
+    source: &WorkloadSource,
+    locator: &TraceLocator,
+    memos: Memos<'_>,
+) -> Result<LoadedWorkload, LoadError> {
+    let cache = match memos {
+        Memos::Ignore => return source.load(locator),
+        Memos::Remember(c) | Memos::Recall(c) => c,
+    };
+    match (source.load(locator), source) {
+        (Ok(lw), WorkloadSource::Trace(t)) => {
+            if let WorkloadIdentity::Trace { trace_blake3, .. } = &lw.identity {
+                // A memo that cannot be written only costs a later report its recall.
+                let _ = cache.remember_trace(&TraceMemo {
+                    trace: t.trace.clone(),
+                    trace_blake3: trace_blake3.clone(),
+                    recorded_nodes: lw.recorded_nodes,
+                });
+            }
+            Ok(lw)
+        }
+        (Err(LoadError::NotFound(e)), WorkloadSource::Trace(t))
+            if matches!(memos, Memos::Recall(_)) =>
+        {
+            let memo = cache.recall_trace(&t.trace).ok_or(LoadError::NotFound(e))?;
+            Ok(LoadedWorkload {
+                workload: crate::workload::Workload::default(),
+                identity: WorkloadIdentity::Trace {
+                    trace_blake3: memo.trace_blake3,
+                    cleaning: t.cleaning.clone(),
+                },
+                recorded_nodes: memo.recorded_nodes,
+                origin: Origin::Remembered { trace: memo.trace },
+            })
+        }
+        (result, _) => result,
+    }
 }
 
 /// A grid run with its resolved description and key (or why it cannot run).

@@ -2,7 +2,7 @@
 
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, print_stdout};
 use ::campaign::campaign::runner::{
-    Event, ExecOptions, LoadedWorkloads, Outcome, PlannedRun, execute, load_workloads, plan,
+    Event, ExecOptions, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads, plan,
 };
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load};
 use ::campaign::report::{
@@ -54,7 +54,9 @@ struct Prepared {
 }
 
 impl SpecArgs {
-    fn prepare(&self) -> anyhow::Result<Prepared> {
+    /// The spec, its grid, workloads and planned runs; `recall` keys the runs of a
+    /// missing trace by what it was when last read (for a report from the cache).
+    fn prepare(&self, recall: bool) -> anyhow::Result<Prepared> {
         let (spec, grid) = load(&self.spec)?;
         let mut dirs = Vec::new();
         if let Some(d) = &self.trace_dir {
@@ -96,7 +98,13 @@ impl SpecArgs {
                 );
             }
         }
-        let workloads = load_workloads(&spec, &locator);
+        let cache = Cache::new(&self.cache);
+        let memos = if recall {
+            Memos::Recall(&cache)
+        } else {
+            Memos::Remember(&cache)
+        };
+        let workloads = load_workloads(&spec, &locator, memos);
         let planned = plan(&spec, &grid, &workloads);
         Ok(Prepared {
             spec,
@@ -224,7 +232,7 @@ impl SpecArgs {
             grid,
             workloads,
             planned,
-        } = self.prepare()?;
+        } = self.prepare(false)?;
         let cache = Cache::new(&self.cache);
         let mut out = header(&spec, &grid, &workloads, &self.spec, false);
         // Runs with equal keys (a baseline shared by shake variants, a run two studies
@@ -265,7 +273,7 @@ impl SpecArgs {
             grid,
             workloads,
             planned,
-        } = self.prepare()?;
+        } = self.prepare(true)?;
         let cache = Cache::new(&self.cache);
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
         let mut missing = 0;
@@ -611,7 +619,7 @@ impl RunArgs {
             grid,
             workloads,
             planned,
-        } = self.spec.prepare()?;
+        } = self.spec.prepare(false)?;
         let cache = Cache::new(&self.spec.cache);
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!(
