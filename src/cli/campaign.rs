@@ -621,6 +621,11 @@ impl RunArgs {
             planned,
         } = self.spec.prepare(false)?;
         let cache = Cache::new(&self.spec.cache);
+        // The output directory must be writable before hours of computing, not after.
+        let out_dir = self.spec.out_dir(&spec);
+        std::fs::create_dir_all(&out_dir)
+            .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
+            .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!(
             "{}",
@@ -656,7 +661,6 @@ impl RunArgs {
                 .filter(|o| matches!(o, Some(Outcome::Cached(_))))
                 .count()
         );
-        let out_dir = self.spec.out_dir(&spec);
         print_stdout(&report(&spec, &planned, &outcomes, &out_dir)?)?;
 
         let failed: Vec<(&PlannedRun, &str)> = planned

@@ -791,3 +791,34 @@ fn report_needs_no_trace_once_the_runs_are_cached() {
         .assert()
         .code(1);
 }
+
+/// An output directory that cannot be written is an error before any run is computed
+/// (the cache stays empty), not after.
+#[test]
+fn an_unwritable_output_directory_fails_before_computing() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let cache = dir.path().join("cache");
+    campaign()
+        .arg("run")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(&cache)
+        .arg("--out")
+        .arg(blocker.join("out"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot write outputs in"));
+    assert!(entries_if_any(&cache).is_empty(), "nothing computed");
+}
+
+/// Every cache entry file, none if the cache does not exist.
+fn entries_if_any(cache: &Path) -> Vec<PathBuf> {
+    if cache.exists() {
+        entries(cache)
+    } else {
+        Vec::new()
+    }
+}
