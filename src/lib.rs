@@ -1,7 +1,7 @@
 //! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
 //!
-//! Layers, lowest first (a layer never imports a higher one): [`time`] and
-//! [`quantile`], [`swf`],
+//! Layers, lowest first (a layer never imports a higher one): [`time`],
+//! [`quantile`] and [`draw`] (seeded random streams), [`swf`],
 //! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
 //! [`allocation`] (node ids for a finished schedule), [`run`]
 //! (one simulation end to end, described once by a [`run::RunDescription`]),
@@ -15,6 +15,7 @@ pub(crate) mod suggest;
 
 pub mod allocation;
 pub mod campaign;
+pub mod draw;
 pub mod metrics;
 pub mod platform;
 pub mod replay;

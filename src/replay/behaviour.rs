@@ -5,7 +5,7 @@
 use super::ReplayError;
 use super::batches::BatchGraph;
 use super::next_batch::Release;
-use crate::shake::draw::{Stream, derive};
+use crate::draw::{Stream, derive};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 

@@ -32,7 +32,7 @@ use super::batches::BatchGraph;
 use super::behaviour::{Between, Continuation, Delays, hours, probability, user_streams};
 use super::next_batch::{NextBatch, Released, UserModel};
 use super::{ReplayContext, ReplayError, Submitter};
-use crate::shake::draw::Stream;
+use crate::draw::Stream;
 use crate::time::Time;
 use crate::workload::{Calendar, Workload};
 use serde::{Deserialize, Serialize};

@@ -32,7 +32,7 @@ use super::behaviour::{Between, Continuation, Delays, user_streams};
 use super::next_batch::{NextBatch, Released, UserModel};
 use super::{ReplayError, Submitter};
 use crate::choice::choice;
-use crate::shake::draw::Stream;
+use crate::draw::Stream;
 use crate::time::Time;
 use crate::workload::Workload;
 use serde::{Deserialize, Serialize};

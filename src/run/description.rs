@@ -124,7 +124,7 @@ impl RunDescription {
     /// seed.
     pub fn draw_seeds(&self) -> DrawSeeds {
         let derive =
-            |purpose, seed| crate::shake::draw::derive(purpose, &self.workload.draw_material(seed));
+            |purpose, seed| crate::draw::derive(purpose, &self.workload.draw_material(seed));
         DrawSeeds {
             transform: derive("run", 0),
             shake: derive("run", self.seed),

@@ -5,9 +5,8 @@
 //!   of the jobs, so that a study can be repeated on many closely related workloads;
 //! - [`transform`]: deterministic edits, arrival scaling to a target load, and
 //!   runtime-estimate "badness";
-//! - [`draw`]: the random streams, and seeds derived from a run's identity.
+//! - the random streams and seeds derived from a run's identity are [`crate::draw`].
 
-pub mod draw;
 #[cfg(test)]
 mod hand_tests;
 mod perturb;

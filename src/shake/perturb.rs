@@ -36,8 +36,8 @@
 //!   fits, one that was killed is still killed). Under walltime `run` only the bounds
 //!   above apply.
 
-use super::draw::{Stream, derive, sign_of, unit_of};
 use crate::choice::choice;
+use crate::draw::{Stream, derive, sign_of, unit_of};
 use crate::time::Time;
 use crate::workload::{Job, Workload};
 use serde::Serialize;

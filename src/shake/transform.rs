@@ -13,7 +13,7 @@
 //!
 //! Shaking comes after the transforms (it perturbs the transformed workload).
 
-use super::draw::{Stream, derive, unit_of};
+use crate::draw::{Stream, derive, unit_of};
 use crate::time::Time;
 use crate::workload::Workload;
 use serde::Serialize;

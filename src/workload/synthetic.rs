@@ -3,7 +3,7 @@
 use super::model::{SwfOptions, WorkloadModel, to_swf, trace};
 use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 use super::{CleaningPolicy, TraceLocator};
-use crate::shake::draw::derive;
+use crate::draw::derive;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
