@@ -579,3 +579,40 @@ fn mistyped_names_get_a_did_you_mean() {
             .stderr(predicates::str::contains(message));
     }
 }
+
+/// Regression (hostile inputs): sweeps too large to be meant are errors naming the key,
+/// not wrapped to nothing (`seeds = "1..=18446744073709551616"` used to give no seed,
+/// a step of 5e-324 no load, and the command exited 0 with an empty runs.csv) nor built
+/// until memory runs out.
+#[test]
+fn huge_sweeps_are_errors_not_empty_campaigns() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, message) in [
+        (
+            "[shakes]\ns = { seeds = \"1..=18446744073709551616\" }\n",
+            "seeds: \"1..=18446744073709551616\" has more than 1000000 values",
+        ),
+        (
+            "[transforms]\nl = { load = \"0.0..=1.0 step 5e-324\" }\n",
+            "has more than 1000000 values",
+        ),
+        (
+            "[shakes]\ns = { attribute = \"runtime\", degree = \"1..=1000\", relative_pct = \
+             \"1..=1000\", mode = \"relative\", seeds = [1] }\n",
+            "make more than 100000 variants",
+        ),
+    ] {
+        let spec = dir.path().join("s.toml");
+        std::fs::write(
+            &spec,
+            format!("name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n{extra}"),
+        )
+        .unwrap();
+        campaign()
+            .arg("plan")
+            .arg(&spec)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(message));
+    }
+}

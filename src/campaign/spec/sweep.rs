@@ -6,6 +6,12 @@
 use super::error::{Source, SpecError};
 use toml::Spanned;
 
+/// The most values one sweep may have (a million seeds is a study).
+pub(super) const MAX_VALUES: usize = 1_000_000;
+
+/// The most variants one variant's sweeps may expand into (their product).
+pub(super) const MAX_VARIANTS: usize = 100_000;
+
 /// The values of a number field: a number, a list of numbers, or a range string
 /// `"A..=B"` (step 1) or `"A..=B step S"`. `None` for a single number (not a sweep).
 pub(super) fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> {
@@ -60,10 +66,15 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
     if !(a.is_finite() && b.is_finite() && step.is_finite() && step > 0.0 && a <= b) {
         return Err(format!("{text:?}: need finite A ≤ B and a step > 0"));
     }
-    let n = ((b - a) / step + 1e-9).floor() as usize + 1;
-    if n > 1_000_000 {
-        return Err(format!("{text:?} has more than 1,000,000 values"));
+    // Counted in floating point before any conversion: a range of 10^19 values must
+    // be refused, not wrap to none.
+    let count = ((b - a) / step + 1e-9).floor() + 1.0;
+    if count.is_nan() || count > MAX_VALUES as f64 {
+        return Err(format!(
+            "{text:?} has more than {MAX_VALUES} values (a sweep this large is a typo)"
+        ));
     }
+    let n = count as usize;
     let whole = [a, b, step].iter().all(|x| x.fract() == 0.0);
     Ok((0..n)
         .map(|i| {
@@ -97,6 +108,18 @@ pub(super) fn expand_variant(
                 format!("{:?}: {field}: {e}", name.get_ref()),
             )
         })?;
+        if out.len().saturating_mul(values.len()) > MAX_VARIANTS {
+            return Err(src.error(
+                Some(value.span()),
+                format!(
+                    "{:?}: {field}: the sweeps of this variant make more than {MAX_VARIANTS} \
+                     variants ({} × {} values)",
+                    name.get_ref(),
+                    out.len(),
+                    values.len()
+                ),
+            ));
+        }
         out = out
             .into_iter()
             .flat_map(|(labels, chosen)| {
@@ -216,6 +239,17 @@ fn expand_fields(
             }
             _ => continue,
         };
+        if out.len().saturating_mul(choices.len()) > MAX_VARIANTS {
+            return Err((
+                path,
+                format!(
+                    "the sweeps of this table make more than {MAX_VARIANTS} variants \
+                     ({} × {} values)",
+                    out.len(),
+                    choices.len()
+                ),
+            ));
+        }
         out = out
             .into_iter()
             .flat_map(|(labels, t)| {
@@ -261,6 +295,38 @@ mod tests {
         assert_eq!(out[0].1["x"], toml::Value::Float(0.5));
         assert_eq!(out[0].1["kind"], toml::Value::String("easy".into()));
         assert_eq!(out[0].1["y"], toml::Value::Integer(7));
+    }
+
+    /// Regression (hostile inputs): a range of more values than a usize holds used to
+    /// wrap to zero values; sweeps whose product explodes used to be built whole.
+    #[test]
+    fn huge_sweeps_are_refused_not_wrapped_or_built() {
+        for text in [
+            "1..=18446744073709551616",
+            "0.0..=1.0 step 5e-324",
+            "1..=1000001",
+        ] {
+            let e = parse_range(text).unwrap_err();
+            assert!(e.contains("more than 1000000 values"), "{text}: {e}");
+        }
+        assert_eq!(parse_range("1..=1000000").unwrap().len(), 1_000_000);
+        let table: toml::Table = toml::from_str(
+            r#"a = "1..=1000"
+b = "1..=200"
+c = "1..=100""#,
+        )
+        .unwrap();
+        let src = Source {
+            file: "t",
+            text: "",
+        };
+        let name = Spanned::new(0..0, "v".to_string());
+        let e = expand_table(src, &name, &table, 0..0).unwrap_err();
+        assert!(
+            e.message
+                .contains("b: the sweeps of this table make more than"),
+            "{e}"
+        );
     }
 
     #[test]
