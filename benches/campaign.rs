@@ -97,7 +97,7 @@ fn paper2024(c: &mut Criterion) {
                     &cache,
                     ExecOptions {
                         threads,
-                        time_limit: None,
+                        ..ExecOptions::default()
                     },
                     &stop,
                     &|_| {},

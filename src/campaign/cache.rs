@@ -3,7 +3,7 @@
 //! An entry is written to a temporary file in its final directory and renamed into
 //! place, so an entry that exists is complete: "done" means "the file exists". There is
 //! no lock and no index; several processes may share a cache directory, and two writing
-//! the same key write the same bytes. An entry that cannot be read or does not carry its
+//! the same key write the same result (only `compute_seconds`, the time it took, differs). An entry that cannot be read or does not carry its
 //! own key and the current [`SEMANTICS_VERSION`] is reported as corrupt, never trusted.
 //! Numbers read back exactly as written (serde_json's `float_roundtrip`), so a cached
 //! result is bit for bit the computed one.
@@ -36,6 +36,10 @@ pub struct RunRecord {
     pub violations: Option<usize>,
     /// Submissions per hour of the week, queue lengths and user activity, for figures.
     pub summary: crate::metrics::RunSummary,
+    /// Wall-clock seconds the computation took (information only: not a result, not
+    /// compared; absent from entries written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_seconds: Option<f64>,
 }
 
 /// A trace as last read: what its runs' keys need besides the spec.
@@ -183,6 +187,7 @@ mod tests {
             lateness: crate::metrics::lateness(&[], &[]),
             violations: Some(0),
             summary: crate::metrics::RunSummary::of(&[], &[], None),
+            compute_seconds: None,
         };
         assert!(!cache.contains(&record.key));
         assert!(cache.get(&record.key).unwrap().is_none());

@@ -47,6 +47,17 @@ pub struct GridPart {
     pub points: usize,
 }
 
+impl GridRun {
+    /// Whether the run has one of the selected variants on every axis the selection
+    /// names (an `[[exclude]]`, a `--only` filter).
+    pub fn matches(&self, selection: &Selection) -> bool {
+        selection.axes.iter().all(|(axis, idx)| match axis {
+            AxisName::Experiment => self.experiment.is_some_and(|e| idx.contains(&e)),
+            AxisName::Axis(a) => idx.contains(&self.choices[*a]),
+        })
+    }
+}
+
 /// The expanded grid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Grid {
@@ -383,12 +394,7 @@ fn exclude(spec: &Spec, runs: &mut Vec<GridRun>) -> Result<usize, SpecError> {
     let mut excluded = 0;
     for ex in &spec.excludes {
         let before = runs.len();
-        runs.retain(|r| {
-            !ex.axes.iter().all(|(axis, idx)| match axis {
-                AxisName::Experiment => r.experiment.is_some_and(|e| idx.contains(&e)),
-                AxisName::Axis(a) => idx.contains(&r.choices[*a]),
-            })
-        });
+        runs.retain(|r| !r.matches(ex));
         if runs.len() == before {
             return Err(spec.error(ex.at, "this exclude matches no run of the grid"));
         }

@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod columns;
 pub mod grid;
+pub mod listing;
 pub mod runner;
 pub mod spec;
 
@@ -27,6 +28,34 @@ pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
     let spec = parse(&text, &file, dir)?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
+}
+
+/// Which runs of `grid` the `--only` filters select: a run any filter matches (all runs
+/// when there is none). Each filter is `AXIS=VARIANT[,AXIS=VARIANT…]` ([`Spec::filter`]);
+/// one that selects no run is an error.
+pub fn only(spec: &Spec, grid: &Grid, filters: &[String]) -> Result<Vec<bool>, SpecError> {
+    if filters.is_empty() {
+        return Ok(vec![true; grid.runs.len()]);
+    }
+    let mut selected = vec![false; grid.runs.len()];
+    for text in filters {
+        let filter = spec.filter(text)?;
+        let mut any = false;
+        for (s, run) in selected.iter_mut().zip(&grid.runs) {
+            if run.matches(&filter) {
+                *s = true;
+                any = true;
+            }
+        }
+        if !any {
+            return Err(SpecError {
+                file: format!("--only {text}"),
+                at: None,
+                message: "selects no run of the campaign".to_string(),
+            });
+        }
+    }
+    Ok(selected)
 }
 
 /// A run's variant name on each axis, its experiment's and its study's, and its seed.

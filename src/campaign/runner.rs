@@ -215,6 +215,7 @@ fn compute(
     lw: &LoadedWorkload,
     time_limit: Option<std::time::Duration>,
 ) -> Result<RunRecord, String> {
+    let started = std::time::Instant::now();
     let simulate = || description.simulate(&lw.workload, true, time_limit);
     let simulation = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
         .map_err(|panic| {
@@ -236,6 +237,7 @@ fn compute(
         lateness: result.lateness,
         violations: result.violations.map(|v| v.len()),
         summary: result.summary,
+        compute_seconds: Some(started.elapsed().as_secs_f64()),
     })
 }
 
@@ -246,10 +248,15 @@ pub struct ExecOptions {
     pub threads: usize,
     /// Give up a run after this much wall-clock time; it fails, the others go on.
     pub time_limit: Option<std::time::Duration>,
+    /// Recompute every run even if cached, overwriting its entry.
+    pub force: bool,
+    /// Set `stop` at the first failed run: no new run starts (those running finish).
+    pub fail_fast: bool,
 }
 
-/// Runs every planned run, taking results from `cache` where present and storing the
-/// new ones. Once `stop` is set no new run starts; runs not started are `None`.
+/// Runs every planned run, taking results from `cache` where present (unless
+/// `exec.force`) and storing the new ones. Once `stop` is set (by the caller, or by the
+/// first failure under `exec.fail_fast`) no new run starts; runs not started are `None`.
 pub fn execute(
     planned: &[PlannedRun],
     workloads: &LoadedWorkloads,
@@ -280,23 +287,30 @@ pub fn execute(
                 }
                 let outcome = match &p.description {
                     Err(e) => Outcome::Failed(e.clone()),
-                    Ok((description, key)) => match cache.get(key) {
-                        Ok(Some(record)) => Outcome::Cached(record),
-                        other => {
-                            if let Err(e @ CacheError::Corrupt { .. }) = &other {
-                                on_event(Event::Warning(e.to_string()));
-                            }
-                            let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
-                            match lw.and_then(|lw| compute(description, key, lw, exec.time_limit)) {
-                                Ok(record) => match cache.put(&record) {
-                                    Ok(()) => Outcome::Computed(record),
-                                    Err(e) => Outcome::Failed(e.to_string()),
-                                },
-                                Err(e) => Outcome::Failed(e),
+                    Ok((description, key)) => {
+                        match if exec.force { Ok(None) } else { cache.get(key) } {
+                            Ok(Some(record)) => Outcome::Cached(record),
+                            other => {
+                                if let Err(e @ CacheError::Corrupt { .. }) = &other {
+                                    on_event(Event::Warning(e.to_string()));
+                                }
+                                let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
+                                match lw
+                                    .and_then(|lw| compute(description, key, lw, exec.time_limit))
+                                {
+                                    Ok(record) => match cache.put(&record) {
+                                        Ok(()) => Outcome::Computed(record),
+                                        Err(e) => Outcome::Failed(e.to_string()),
+                                    },
+                                    Err(e) => Outcome::Failed(e),
+                                }
                             }
                         }
-                    },
+                    }
                 };
+                if exec.fail_fast && matches!(outcome, Outcome::Failed(_)) {
+                    stop.store(true, Ordering::Relaxed);
+                }
                 on_event(Event::Finished {
                     index,
                     outcome: &outcome,

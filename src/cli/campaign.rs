@@ -1,10 +1,11 @@
-//! `campaign plan` and `campaign run`.
+//! `campaign plan`, `campaign run` and `campaign report`.
 
-use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, print_stdout};
+use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
+use ::campaign::campaign::listing::{PlanList, RunSummary};
 use ::campaign::campaign::runner::{
     Event, ExecOptions, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads, plan,
 };
-use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load};
+use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
 use ::campaign::report::{
     ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
     write_summaries, write_table,
@@ -45,6 +46,15 @@ pub(crate) struct SpecArgs {
     fetch: bool,
 }
 
+/// What a command does with the cache's trace memos: a plan writes nothing, a run
+/// remembers the traces it reads, a report also keys a missing trace's runs by them.
+#[derive(Debug, Clone, Copy)]
+enum Memo {
+    Ignore,
+    Remember,
+    Recall,
+}
+
 /// A spec with its grid, loaded workloads and planned runs.
 struct Prepared {
     spec: Spec,
@@ -54,9 +64,8 @@ struct Prepared {
 }
 
 impl SpecArgs {
-    /// The spec, its grid, workloads and planned runs; `recall` keys the runs of a
-    /// missing trace by what it was when last read (for a report from the cache).
-    fn prepare(&self, recall: bool) -> anyhow::Result<Prepared> {
+    /// The spec, its grid, workloads and planned runs, with `memos` (see [`Memo`]).
+    fn prepare(&self, memos: Memo) -> anyhow::Result<Prepared> {
         let (spec, grid) = load(&self.spec)?;
         let mut dirs = Vec::new();
         if let Some(d) = &self.trace_dir {
@@ -99,10 +108,10 @@ impl SpecArgs {
             }
         }
         let cache = Cache::new(&self.cache);
-        let memos = if recall {
-            Memos::Recall(&cache)
-        } else {
-            Memos::Remember(&cache)
+        let memos = match memos {
+            Memo::Ignore => Memos::Ignore,
+            Memo::Remember => Memos::Remember(&cache),
+            Memo::Recall => Memos::Recall(&cache),
         };
         let workloads = load_workloads(&spec, &locator, memos);
         let planned = plan(&spec, &grid, &workloads);
@@ -225,37 +234,172 @@ fn header(
     out
 }
 
-impl SpecArgs {
-    pub(crate) fn plan(&self) -> anyhow::Result<u8> {
-        let Prepared {
-            spec,
-            grid,
-            workloads,
-            planned,
-        } = self.prepare(false)?;
-        let cache = Cache::new(&self.cache);
-        let mut out = header(&spec, &grid, &workloads, &self.spec, false);
-        // Runs with equal keys (a baseline shared by shake variants, a run two studies
-        // both name) are one computation.
-        let mut keys: Vec<&str> = planned.iter().filter_map(PlannedRun::key).collect();
-        let resolved = keys.len();
-        keys.sort_unstable();
-        keys.dedup();
-        let distinct = keys.len();
-        let cached = keys.iter().filter(|k| cache.contains(k)).count();
-        let broken = planned.len() - resolved;
-        writeln!(
-            out,
-            "runs       {}: {cached} cached, {} to compute, {broken} cannot run ({distinct} \
-             distinct; cache {})",
-            planned.len(),
-            distinct - cached,
-            cache.dir().display()
-        )?;
-        print_stdout(&out)?;
-        // A plan with runs that cannot run is not a plan that can be carried out.
-        Ok(if broken > 0 { EXIT_ERROR } else { EXIT_OK })
+/// Which runs a `plan` or `run` takes.
+#[derive(Debug, Args)]
+pub(crate) struct SelectArgs {
+    /// Only the runs matching FILTER: AXIS=VARIANT conditions joined by commas, all of
+    /// which must hold (e.g. scheduler=easy,workload=KTH); repeat --only for
+    /// alternatives (a run any of them matches). AXIS is one of workload, transform,
+    /// scheduler, platform, semantics, replay, shake, experiment; a swept variant's base
+    /// name selects all its expansions. The others are neither computed nor failures.
+    #[arg(long, value_name = "FILTER")]
+    only: Vec<String>,
+    /// Recompute the selected runs even if cached, overwriting their cache entries.
+    #[arg(long)]
+    force: bool,
+}
+
+/// How a plan is shown.
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// List every selected run: its variants, seed, status (cached, to compute, cannot
+    /// run) and key.
+    #[arg(long)]
+    list: bool,
+    /// table: the plan as text (with --list, a table of runs); json: the counts and
+    /// every run (--list implied).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// `campaign plan`.
+#[derive(Debug, Args)]
+pub(crate) struct PlanArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
+    show: ListArgs,
+}
+
+impl PlanArgs {
+    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        plan_command(&self.spec, &self.select, &self.show)
     }
+}
+
+/// `campaign plan` (and `campaign run --dry-run`): what a run would do, running nothing.
+/// Exit code 1 if some selected run cannot run.
+fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow::Result<u8> {
+    let Prepared {
+        spec,
+        grid,
+        workloads,
+        planned,
+    } = args.prepare(Memo::Ignore)?;
+    let selected = only(&spec, &grid, &select.only)?;
+    let cache = Cache::new(&args.cache);
+    let list = PlanList::new(&spec.name, &planned, &selected, &cache, select.force);
+    let c = list.counts;
+    // A plan with runs that cannot run is not a plan that can be carried out.
+    let code = if c.cannot_run > 0 {
+        EXIT_ERROR
+    } else {
+        EXIT_OK
+    };
+    if show.format == Format::Json {
+        print_stdout(&(serde_json::to_string_pretty(&list)? + "\n"))?;
+        return Ok(code);
+    }
+    let mut out = header(&spec, &grid, &workloads, &args.spec, false);
+    // Runs with equal keys (a baseline shared by shake variants, a run two studies
+    // both name) are one computation.
+    write!(
+        out,
+        "runs       {}: {} cached, {} to compute, {} cannot run ({} distinct; cache {})",
+        c.runs,
+        c.cached,
+        c.to_compute,
+        c.cannot_run,
+        c.distinct,
+        cache.dir().display()
+    )?;
+    if c.not_selected > 0 {
+        write!(out, "; {} more not selected by --only", c.not_selected)?;
+    }
+    if select.force && c.to_compute > 0 {
+        write!(out, " (--force: cached runs recomputed)")?;
+    }
+    writeln!(out)?;
+    if show.list {
+        out.push('\n');
+        out.push_str(&run_table(&list));
+    }
+    print_stdout(&out)?;
+    Ok(code)
+}
+
+/// The runs of a plan as an aligned text table: the label columns some run sets (not
+/// `default`), seed if any run has one, status and key; then why runs cannot run.
+fn run_table(list: &PlanList<'_>) -> String {
+    use ::campaign::campaign::spec::{COLUMNS, DEFAULT_VARIANT};
+    let mut header: Vec<String> = Vec::new();
+    let mut cells: Vec<Vec<String>> = list.runs.iter().map(|_| Vec::new()).collect();
+    if list.runs.iter().any(|r| r.labels.study.is_some()) {
+        header.push("study".into());
+        for (row, r) in cells.iter_mut().zip(&list.runs) {
+            row.push(r.labels.study.clone().unwrap_or_else(|| "-".into()));
+        }
+    }
+    for axis in COLUMNS {
+        let value = |r: &::campaign::campaign::listing::PlanEntry<'_>| {
+            r.labels.get(axis).unwrap_or("-").to_string()
+        };
+        if list
+            .runs
+            .iter()
+            .all(|r| matches!(r.labels.get(axis), None | Some(DEFAULT_VARIANT)))
+        {
+            continue;
+        }
+        header.push(axis.name().to_string());
+        for (row, r) in cells.iter_mut().zip(&list.runs) {
+            row.push(value(r));
+        }
+    }
+    if list.runs.iter().any(|r| r.labels.seed > 0) {
+        header.push("seed".into());
+        for (row, r) in cells.iter_mut().zip(&list.runs) {
+            row.push(r.labels.seed.to_string());
+        }
+    }
+    header.push("status".into());
+    header.push("key".into());
+    for (row, r) in cells.iter_mut().zip(&list.runs) {
+        row.push(r.status.name().to_string());
+        row.push(r.key.unwrap_or("-").to_string());
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            cells
+                .iter()
+                .map(|row| row[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |row: &[String]| {
+        let padded: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header);
+    for row in &cells {
+        out.push_str(&line(row));
+    }
+    // Each distinct reason once.
+    let mut errors: Vec<&str> = list.runs.iter().filter_map(|r| r.error).collect();
+    errors.sort_unstable();
+    errors.dedup();
+    for e in errors {
+        out.push_str(&format!("cannot run: {e}\n"));
+    }
+    out
 }
 
 impl SpecArgs {
@@ -273,25 +417,11 @@ impl SpecArgs {
             grid,
             workloads,
             planned,
-        } = self.prepare(true)?;
+        } = self.prepare(Memo::Recall)?;
         let cache = Cache::new(&self.cache);
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
-        let mut missing = 0;
-        let outcomes: Vec<Option<Outcome>> = planned
-            .iter()
-            .map(|p| match p.key().map(|k| cache.get(k)) {
-                Some(Ok(Some(record))) => Some(Outcome::Cached(record)),
-                Some(Err(e)) => {
-                    eprintln!("warning: {e}");
-                    missing += 1;
-                    None
-                }
-                _ => {
-                    missing += 1;
-                    None
-                }
-            })
-            .collect();
+        let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
+        let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
             eprintln!(
                 "{missing} of {} runs are not in the cache (reported as not run)",
@@ -300,6 +430,17 @@ impl SpecArgs {
         }
         print_stdout(&report(&spec, &planned, &outcomes, &self.out_dir(&spec))?)?;
         Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
+    }
+}
+
+/// A run's result from the cache alone (a corrupt entry is a warning and `None`).
+fn cached(p: &PlannedRun, cache: &Cache) -> Option<Outcome> {
+    match cache.get(p.key()?) {
+        Ok(record) => record.map(Outcome::Cached),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            None
+        }
     }
 }
 
@@ -538,6 +679,22 @@ fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Resu
 pub(crate) struct RunArgs {
     #[command(flatten)]
     spec: SpecArgs,
+    #[command(flatten)]
+    select: SelectArgs,
+    /// Print the plan (as `campaign plan` does, with its exit codes) and run nothing.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    show: DryRunListArgs,
+    /// Stop dispatching runs at the first failure (runs under way finish and are
+    /// cached); exit code 1.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Also write what the run did as JSON to FILE: counts (total, computed, cached,
+    /// failed, not run, not selected), elapsed seconds, threads, and per run its
+    /// variants, seed, key, status, error and computing time.
+    #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
+    summary_json: Option<PathBuf>,
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -545,6 +702,17 @@ pub(crate) struct RunArgs {
     /// (and not cached), the others go on.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+}
+
+/// `--list` and `--format` of `campaign run --dry-run`.
+#[derive(Debug, Args)]
+pub(crate) struct DryRunListArgs {
+    /// With --dry-run: list every selected run, as `campaign plan --list`.
+    #[arg(long, requires = "dry_run")]
+    list: bool,
+    /// With --dry-run: the plan as text or JSON, as `campaign plan --format`.
+    #[arg(long, value_enum, default_value_t, requires = "dry_run")]
+    format: Format,
 }
 
 /// Progress on stderr: an indicatif bar when stderr is a terminal, else a plain status
@@ -614,12 +782,20 @@ impl Progress {
 
 impl RunArgs {
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        if self.dry_run {
+            let show = ListArgs {
+                list: self.show.list,
+                format: self.show.format,
+            };
+            return plan_command(&self.spec, &self.select, &show);
+        }
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.spec.prepare(false)?;
+        } = self.spec.prepare(Memo::Remember)?;
+        let selected = only(&spec, &grid, &self.select.only)?;
         let cache = Cache::new(&self.spec.cache);
         // The output directory must be writable before hours of computing, not after.
         let out_dir = self.spec.out_dir(&spec);
@@ -631,37 +807,81 @@ impl RunArgs {
             "{}",
             header(&spec, &grid, &workloads, &self.spec.spec, true)
         );
-        let progress = Progress::new(planned.len());
+        let chosen: Vec<PlannedRun> = planned
+            .iter()
+            .zip(&selected)
+            .filter(|(_, s)| **s)
+            .map(|(p, _)| p.clone())
+            .collect();
+        if chosen.len() < planned.len() {
+            eprintln!(
+                "--only: {} of {} runs selected",
+                chosen.len(),
+                planned.len()
+            );
+        }
+        let threads = self
+            .jobs
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let progress = Progress::new(chosen.len());
         let started = Instant::now();
-        let outcomes = execute(
-            &planned,
+        let mut ran = execute(
+            &chosen,
             &workloads,
             &cache,
             ExecOptions {
-                threads: self.jobs.unwrap_or(0),
+                threads,
                 time_limit: self.timeout.map(Duration::from_secs_f64),
+                force: self.select.force,
+                fail_fast: self.fail_fast,
             },
             &STOP,
             &|e| progress.event(e),
-        )?;
-
+        )?
+        .into_iter();
         let elapsed = started.elapsed().as_secs_f64();
-        let computed = outcomes
+        // Back to every run of the campaign: the unselected ones are `None` here.
+        let outcomes: Vec<Option<Outcome>> = selected
             .iter()
-            .filter(|o| matches!(o, Some(Outcome::Computed(_))))
-            .count();
+            .map(|&s| if s { ran.next().flatten() } else { None })
+            .collect();
+
+        let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);
+        let counts = summary.counts;
         eprintln!(
-            "{computed} runs computed in {elapsed:.1} s ({:.1} runs/s, threads: {}), {} from \
+            "{} runs computed in {elapsed:.1} s ({:.1} runs/s, threads: {threads}), {} from \
              the cache",
-            computed as f64 / elapsed.max(1e-9),
-            self.jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-            outcomes
-                .iter()
-                .filter(|o| matches!(o, Some(Outcome::Cached(_))))
-                .count()
+            counts.computed,
+            counts.computed as f64 / elapsed.max(1e-9),
+            counts.cached
         );
-        print_stdout(&report(&spec, &planned, &outcomes, &out_dir)?)?;
+        if let Some(path) = &self.summary_json {
+            let text = serde_json::to_string_pretty(&summary)? + "\n";
+            std::fs::write(path, text)
+                .map_err(|e| anyhow::anyhow!("--summary-json {}: {e}", path.display()))?;
+        }
+
+        // The report covers the whole campaign: the runs --only left out come from the
+        // cache, or are reported as not run.
+        let mut reported = outcomes.clone();
+        let mut unselected_missing = 0;
+        for ((o, p), _) in reported
+            .iter_mut()
+            .zip(&planned)
+            .zip(&selected)
+            .filter(|(_, s)| !**s)
+        {
+            *o = cached(p, &cache);
+            unselected_missing += usize::from(o.is_none());
+        }
+        if unselected_missing > 0 {
+            eprintln!(
+                "{unselected_missing} runs not selected by --only are not in the cache \
+                 (reported as not run)"
+            );
+        }
+        print_stdout(&report(&spec, &planned, &reported, &out_dir)?)?;
 
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()
@@ -671,7 +891,6 @@ impl RunArgs {
                 _ => None,
             })
             .collect();
-        let not_run = outcomes.iter().filter(|o| o.is_none()).count();
         // One message per distinct cause, with how many runs it failed and the first
         // few of them (a missing trace fails every run of its workload alike).
         let mut causes: Vec<(&str, Vec<&PlannedRun>)> = Vec::new();
@@ -702,17 +921,25 @@ impl RunArgs {
                 eprintln!("  … and {} more", n - SHOWN);
             }
         }
-        if !failed.is_empty() {
-            eprintln!("{} of {} runs failed", failed.len(), planned.len());
+        if counts.failed > 0 {
+            eprintln!("{} of {} runs failed", counts.failed, counts.total);
         }
-        if not_run > 0 {
+        if counts.not_run > 0 {
+            if self.fail_fast && counts.failed > 0 {
+                eprintln!(
+                    "stopped at the first failure (--fail-fast): {} runs not started \
+                     (finished runs are cached)",
+                    counts.not_run
+                );
+                return Ok(EXIT_ERROR);
+            }
             eprintln!(
-                "interrupted: {not_run} of {} runs not started (finished runs are cached)",
-                planned.len()
+                "interrupted: {} of {} runs not started (finished runs are cached)",
+                counts.not_run, counts.total
             );
             return Ok(EXIT_INTERRUPTED);
         }
-        if !failed.is_empty() {
+        if counts.failed > 0 {
             return Ok(EXIT_ERROR);
         }
         Ok(EXIT_OK)

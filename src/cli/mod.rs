@@ -46,12 +46,13 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print a campaign's expanded grid (counts per axis, runs, how many are cached)
-    /// without running it.
-    Plan(campaign::SpecArgs),
+    /// without running it; --list: every run.
+    Plan(campaign::PlanArgs),
     /// Run a campaign: every run of its grid not already cached, on all cores; write
     /// runs.parquet, runs.csv and the tables.
     Run(campaign::RunArgs),
-    /// Write a campaign's outputs from the cache alone, running nothing.
+    /// Write a campaign's outputs from the cache alone, running nothing (always the
+    /// whole campaign).
     Report(campaign::SpecArgs),
     /// Simulate one workload trace on one platform under one scheduler.
     Simulate(Box<simulate::SimulateArgs>),
@@ -65,6 +66,13 @@ enum Command {
     /// Workload models: fit one to a trace.
     #[command(subcommand)]
     Model(model::ModelCommand),
+    /// Print a shell completion script, e.g. `campaign completions bash >
+    /// ~/.local/share/bash-completion/completions/campaign`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Runs the command line; the whole of `main`.
@@ -91,7 +99,7 @@ pub(crate) fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Plan(args) => args.plan(),
+        Command::Plan(args) => args.run(),
         Command::Run(args) => args.run(),
         Command::Report(args) => args.report(),
         Command::Simulate(args) => args.run(),
@@ -99,6 +107,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Trace(cmd) => cmd.run(),
         Command::Generate(args) => args.run(),
         Command::Model(cmd) => cmd.run(),
+        Command::Completions { shell } => completions(shell),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -107,6 +116,15 @@ pub(crate) fn main() -> ExitCode {
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// `campaign completions SHELL`: the completion script of the whole command line.
+fn completions(shell: clap_complete::Shell) -> anyhow::Result<u8> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "campaign", &mut script);
+    print_stdout(&String::from_utf8_lossy(&script))?;
+    Ok(EXIT_OK)
 }
 
 /// Writes a report to standard output. A reader that stops early (`campaign … | head`)

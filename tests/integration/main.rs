@@ -12,6 +12,7 @@ mod reliability;
 mod replay;
 mod replay_cli;
 mod replay_hand;
+mod run_options;
 mod schedules;
 mod shaking;
 mod traces;

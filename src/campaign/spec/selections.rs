@@ -238,3 +238,41 @@ pub(super) fn includes(
         .map(|inc| single(src, spec, inc.get_ref(), inc.span(), "an include"))
         .collect()
 }
+
+impl Spec {
+    /// A run filter written on the command line (`--only`): `AXIS=VARIANT` pairs joined
+    /// by commas, all of which a run must match. A swept variant's base name selects all
+    /// its expansions, as in an `[[exclude]]`. Errors name the filter and the valid axes
+    /// or variants.
+    pub fn filter(&self, text: &str) -> Result<Selection, SpecError> {
+        let src = Source { file: "", text };
+        let whole = |message: String| SpecError {
+            file: format!("--only {text}"),
+            at: None,
+            message,
+        };
+        let mut axes: Vec<(AxisName, Vec<usize>)> = Vec::new();
+        let mut start = 0;
+        for term in text.split(',') {
+            let span = start..start + term.len();
+            start = span.end + 1;
+            let Some((axis, name)) = term.split_once('=') else {
+                return Err(whole(format!(
+                    "expected AXIS=VARIANT, not {term:?} (commas join conditions that must \
+                     all hold; repeat --only for alternatives)"
+                )));
+            };
+            let axis: AxisName = axis.trim().parse().map_err(whole)?;
+            if axes.iter().any(|(a, _)| *a == axis) {
+                return Err(whole(format!(
+                    "{axis} is named twice; a run has one {axis} variant (repeat --only to \
+                     select either)"
+                )));
+            }
+            let name = Spanned::new(span, name.trim().to_string());
+            let idx = find_all(src, self, axis, &name).map_err(|e| whole(e.message))?;
+            axes.push((axis, idx));
+        }
+        Ok(Selection { axes, at: None })
+    }
+}
