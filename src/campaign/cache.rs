@@ -147,20 +147,41 @@ impl Cache {
 }
 
 /// Writes `value` as JSON to `path` through a temporary file in the same directory,
-/// synced and renamed: the file appears whole or not at all.
+/// synced and renamed: the file appears whole or not at all. The temporary file is
+/// created like any new file (its mode follows the umask, so other users of a shared
+/// cache can read the entries; a private temporary file would make every entry
+/// unreadable to them) under a name unique to this process and write.
 fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static WRITES: AtomicU64 = AtomicU64::new(0);
     let io = |source| CacheError::Io {
         path: path.to_path_buf(),
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    let bytes = serde_json::to_vec_pretty(value).map_err(|e| io(e.into()))?;
-    tmp.write_all(&bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        WRITES.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::from)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(io)
 }
 
 #[cfg(test)]

@@ -90,8 +90,9 @@ pub enum RunError {
     NoPlatformSize,
     #[error(transparent)]
     Replay(#[from] ReplayError),
+    /// The cause is in the message, not a `source`: printed as a chain it would repeat.
     #[error("simulation failed: {0}")]
-    Sim(#[from] SimError),
+    Sim(SimError),
     #[error("the workload has more than {} jobs", JobIdx::MAX)]
     TooManyJobs,
     #[error("seed 0 is the unshaken run; a shaken run needs a seed ≥ 1")]
@@ -100,6 +101,12 @@ pub enum RunError {
     Transform(#[from] TransformError),
     #[error(transparent)]
     Shake(#[from] ShakeError),
+}
+
+impl From<SimError> for RunError {
+    fn from(e: SimError) -> RunError {
+        RunError::Sim(e)
+    }
 }
 
 /// The seeds of a run's random draws: the transform's (estimate badness), the
@@ -205,4 +212,21 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         user_lateness: lateness_by_user(&users, &recorded, &replayed),
         violations,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (hostile inputs): a simulation error printed as an error chain
+    /// (`{:#}`, as the command line prints) said its cause twice ("simulation failed:
+    /// X: X").
+    #[test]
+    fn a_simulation_error_says_its_cause_once() {
+        let e = anyhow::Error::from(RunError::from(SimError::NoSuchJob(3)));
+        assert_eq!(
+            format!("{e:#}"),
+            "simulation failed: job index 3 is out of range"
+        );
+    }
 }

@@ -136,4 +136,6 @@ pub enum LoadError {
     Swf(#[from] SwfError),
     #[error("{0}")]
     Model(String),
+    #[error("{0}: no job line (an empty or header-only file is not a workload)")]
+    NoJobs(PathBuf),
 }

@@ -141,6 +141,9 @@ impl SourceSetup for TraceSource {
         };
         let trace = parse_bytes(&content, &path, options)?;
         drop(content);
+        if trace.records.is_empty() {
+            return Err(LoadError::NoJobs(path));
+        }
         let (workload, report) = self.cleaning.apply(&trace);
         Ok(LoadedWorkload {
             recorded_nodes: workload.recorded_platform_size(),

@@ -839,3 +839,32 @@ fn entries_if_any(cache: &Path) -> Vec<PathBuf> {
         Vec::new()
     }
 }
+
+/// Regression (hostile inputs): cache entries were created mode 0600, so another user of
+/// a shared cache saw every entry as corrupt. An entry now has the mode of any new file
+/// made in that directory (the umask's), and no temporary file is left.
+#[cfg(unix)]
+#[test]
+fn cache_entries_follow_the_umask() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    let cache = dir.path().join("u");
+    run(&spec, &cache, &[]).success();
+    let all = entries(&cache);
+    assert_eq!(all.len(), 8);
+    let shard = all[0].parent().unwrap();
+    let probe = shard.join("probe");
+    std::fs::write(&probe, "x").unwrap();
+    let umask_mode = std::fs::metadata(&probe).unwrap().permissions().mode() & 0o777;
+    std::fs::remove_file(&probe).unwrap();
+    for e in &all {
+        let mode = std::fs::metadata(e).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, umask_mode, "{}", e.display());
+        assert!(
+            e.extension().is_some_and(|x| x == "json"),
+            "left behind: {}",
+            e.display()
+        );
+    }
+}
