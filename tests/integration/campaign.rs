@@ -4,7 +4,7 @@
 //! recomputed, a missing trace fails only its runs), and the golden test guarding
 //! `SEMANTICS_VERSION`.
 
-use crate::common::{campaign, fixture, read_csv};
+use crate::common::{campaign, fixture, read_csv, spec_command};
 use campaign::run::SEMANTICS_VERSION;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
@@ -776,25 +776,11 @@ fn report_needs_no_trace_once_the_runs_are_cached() {
     .unwrap();
     let cache = dir.path().join("cache");
     let out = dir.path().join("out");
-    campaign()
-        .arg("run")
-        .arg(&spec)
-        .arg("--cache")
-        .arg(&cache)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
+    spec_command("run", &spec, &cache, &out).assert().success();
     let ran = std::fs::read(out.join("runs.csv")).unwrap();
     std::fs::rename(&trace, dir.path().join("elsewhere.swf")).unwrap();
     let again = dir.path().join("again");
-    campaign()
-        .arg("report")
-        .arg(&spec)
-        .arg("--cache")
-        .arg(&cache)
-        .arg("--out")
-        .arg(&again)
+    spec_command("report", &spec, &cache, &again)
         .assert()
         .success()
         .stderr(predicate::str::contains("not found: keyed as last read"));
@@ -818,13 +804,7 @@ fn an_unwritable_output_directory_fails_before_computing() {
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "not a directory").unwrap();
     let cache = dir.path().join("cache");
-    campaign()
-        .arg("run")
-        .arg(&spec)
-        .arg("--cache")
-        .arg(&cache)
-        .arg("--out")
-        .arg(blocker.join("out"))
+    spec_command("run", &spec, &cache, &blocker.join("out"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("cannot write outputs in"));

@@ -116,3 +116,16 @@ pub(crate) fn column(header: &[String], name: &str) -> usize {
         .position(|h| h == name)
         .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
+
+/// `campaign VERB SPEC --cache CACHE --out OUT` (a spec command on explicit places).
+#[allow(dead_code)]
+pub(crate) fn spec_command(verb: &str, spec: &Path, cache: &Path, out: &Path) -> Command {
+    let mut cmd = campaign();
+    cmd.arg(verb)
+        .arg(spec)
+        .arg("--cache")
+        .arg(cache)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
