@@ -258,7 +258,9 @@ impl SimulateArgs {
             policy,
             cleaning,
         } = self.source.load(&self.cleaning)?;
-        let description = request.resolve(&loaded)?;
+        let description = request
+            .resolve(&loaded)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let key = description.key();
         let simulation = description.simulate(&loaded.workload, self.check, None)?;
         let (workload, result, shaken) =

@@ -593,3 +593,21 @@ fn huge_sweeps_are_errors_not_empty_campaigns() {
             .stderr(predicates::str::contains(message));
     }
 }
+
+/// Regression (hostile inputs): "no platform size" did not name the file.
+#[test]
+fn no_platform_size_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        &dir,
+        "nosize.swf",
+        "; MaxProcs: 0\n1 0 0 10 1 -1 -1 1 10 -1 1 1 -1 -1 -1 -1 -1 -1\n",
+    );
+    simulate(&path, &[])
+        .code(1)
+        .stderr(predicate::str::contains(format!(
+            "{}: the trace header gives no platform size",
+            path.display()
+        )))
+        .stderr(no_panic());
+}
