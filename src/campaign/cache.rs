@@ -127,6 +127,45 @@ impl Cache {
         write_atomically(&self.path(&record.key), record)
     }
 
+    /// Removes the temporary files (`.*.tmp`) that writers killed midway left in the
+    /// cache's directories, when older than `age`: a live writer renames its file
+    /// within seconds, so an old one belongs to no one (on a shared file system,
+    /// whatever host wrote it). Returns how many were removed; what cannot be read or
+    /// removed is left as it is.
+    pub fn sweep_stale(&self, age: std::time::Duration) -> usize {
+        let Ok(dirs) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        let now = std::time::SystemTime::now();
+        let mut removed = 0;
+        for dir in dirs
+            .flatten()
+            .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()))
+        {
+            let Ok(files) = std::fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name();
+                let name = name.to_string_lossy();
+                let old = f
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|a| a > age);
+                if name.starts_with('.')
+                    && name.ends_with(".tmp")
+                    && old
+                    && std::fs::remove_file(f.path()).is_ok()
+                {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+
     fn memo_path(&self, trace: &str) -> PathBuf {
         let name = blake3::hash(trace.as_bytes()).to_hex();
         self.dir.join("traces").join(format!("{name}.json"))

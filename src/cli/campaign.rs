@@ -802,6 +802,11 @@ impl RunArgs {
         std::fs::create_dir_all(&out_dir)
             .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
             .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
+        // Temporary files of writers killed more than an hour ago.
+        let swept = cache.sweep_stale(Duration::from_secs(3600));
+        if swept > 0 {
+            eprintln!("cache: removed {swept} temporary files left by interrupted writers");
+        }
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!(
             "{}",

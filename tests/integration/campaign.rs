@@ -848,3 +848,38 @@ fn cache_entries_follow_the_umask() {
         );
     }
 }
+
+/// Regression (hostile inputs): temporary files of killed writers stayed in the cache
+/// forever. `campaign run` removes those older than an hour, and leaves a recent one
+/// (a writer may still be at work) and the entries alone.
+#[test]
+fn run_sweeps_stale_temporary_files_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = mini_spec(dir.path(), "");
+    let cache = dir.path().join("s");
+    run(&spec, &cache, &[]).success();
+    let shard = entries(&cache)[0].parent().unwrap().to_path_buf();
+    let old = shard.join(".abc.json.123-0.tmp");
+    let recent = shard.join(".abc.json.123-1.tmp");
+    for f in [&old, &recent] {
+        std::fs::write(f, "partial").unwrap();
+    }
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+    let again = run(&spec, &cache, &[]).success();
+    let err = String::from_utf8_lossy(&again.get_output().stderr).into_owned();
+    assert!(err.contains("removed 1 temporary files"), "{err}");
+    assert!(!old.exists() && recent.exists());
+    assert_eq!(
+        entries(&cache)
+            .iter()
+            .filter(|e| e.extension().is_some_and(|x| x == "json"))
+            .count(),
+        8
+    );
+}
