@@ -46,15 +46,6 @@ pub(crate) struct SpecArgs {
     fetch: bool,
 }
 
-/// What a command does with the cache's trace memos: a plan writes nothing, a run
-/// remembers the traces it reads, a report also keys a missing trace's runs by them.
-#[derive(Debug, Clone, Copy)]
-enum Memo {
-    Ignore,
-    Remember,
-    Recall,
-}
-
 /// A spec with its grid, loaded workloads and planned runs.
 struct Prepared {
     spec: Spec,
@@ -64,8 +55,10 @@ struct Prepared {
 }
 
 impl SpecArgs {
-    /// The spec, its grid, workloads and planned runs, with `memos` (see [`Memo`]).
-    fn prepare(&self, memos: Memo) -> anyhow::Result<Prepared> {
+    /// The spec, its grid, workloads and planned runs. `memos`: what loading does with
+    /// the cache's trace memos (a plan writes none, a run remembers the traces it
+    /// reads, a report also keys a missing trace's runs by them).
+    fn prepare(&self, memos: Memos<'_>) -> anyhow::Result<Prepared> {
         let (spec, grid) = load(&self.spec)?;
         let mut dirs = Vec::new();
         if let Some(d) = &self.trace_dir {
@@ -107,12 +100,6 @@ impl SpecArgs {
                 );
             }
         }
-        let cache = Cache::new(&self.cache);
-        let memos = match memos {
-            Memo::Ignore => Memos::Ignore,
-            Memo::Remember => Memos::Remember(&cache),
-            Memo::Recall => Memos::Recall(&cache),
-        };
         let workloads = load_workloads(&spec, &locator, memos);
         let planned = plan(&spec, &grid, &workloads);
         Ok(Prepared {
@@ -287,7 +274,7 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
         grid,
         workloads,
         planned,
-    } = args.prepare(Memo::Ignore)?;
+    } = args.prepare(Memos::Ignore)?;
     let selected = only(&spec, &grid, &select.only)?;
     let cache = Cache::new(&args.cache);
     let list = PlanList::new(&spec.name, &planned, &selected, &cache, select.force);
@@ -412,13 +399,13 @@ impl SpecArgs {
     /// `campaign report`: the outputs from the cache alone; runs not cached are
     /// reported as not run.
     pub(crate) fn report(&self) -> anyhow::Result<u8> {
+        let cache = Cache::new(&self.cache);
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.prepare(Memo::Recall)?;
-        let cache = Cache::new(&self.cache);
+        } = self.prepare(Memos::Recall(&cache))?;
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
@@ -789,14 +776,14 @@ impl RunArgs {
             };
             return plan_command(&self.spec, &self.select, &show);
         }
+        let cache = Cache::new(&self.spec.cache);
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.spec.prepare(Memo::Remember)?;
+        } = self.spec.prepare(Memos::Remember(&cache))?;
         let selected = only(&spec, &grid, &self.select.only)?;
-        let cache = Cache::new(&self.spec.cache);
         // The output directory must be writable before hours of computing, not after.
         let out_dir = self.spec.out_dir(&spec);
         std::fs::create_dir_all(&out_dir)

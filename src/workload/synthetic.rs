@@ -16,8 +16,8 @@ pub const MODEL_WALLTIME_FACTOR: f64 = 2.0;
 /// parameters for a platform of `nodes` processors, drawn from the seed's stream.
 ///
 /// - The random stream is xoshiro256++ seeded from blake3 of the model with its
-///   parameters, `nodes` and `seed` (not `jobs`: a longer workload of the same seed
-///   starts with the shorter one; not `walltime_factor`: it changes no draw).
+///   parameters, `nodes` and `seed` (not `jobs` or `walltime_factor`, which change
+///   how many jobs are drawn and how they are written, not the stream).
 /// - Requested times are ⌈`walltime_factor` × run time⌉, default 2 (the factor Batsim's
 ///   SWF converter uses): no model here has its own estimates, and with a factor ≥ 1 no
 ///   job is killed at its walltime.

@@ -3,7 +3,7 @@
 //! `--summary-json`, shell completions, and the README's usage lines against `--help`.
 
 use crate::campaign::{entries, entry_result};
-use crate::common::{campaign, column, fixture, read_csv};
+use crate::common::{campaign, column, fixture, read_csv, spec_command};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -45,12 +45,9 @@ replay = "a0"
 /// `campaign CMD SPEC --cache DIR/cache --out DIR/out ARGS`.
 fn cmd(cmd: &str, spec: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     let dir = spec.parent().unwrap();
-    let mut c = campaign();
-    c.arg(cmd).arg(spec).arg("--cache").arg(dir.join("cache"));
-    if cmd != "plan" {
-        c.arg("--out").arg(dir.join("out"));
-    }
-    c.args(args).assert()
+    spec_command(cmd, spec, &dir.join("cache"), &dir.join("out"))
+        .args(args)
+        .assert()
 }
 
 fn json(a: &assert_cmd::assert::Assert) -> Value {
