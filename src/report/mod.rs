@@ -230,9 +230,10 @@ pub fn write_runs(
             .map(|(k, v)| ((*k).to_string(), v.clone()))
             .collect(),
     );
+    let mut typed = with_enum_axes(df)?;
     ParquetWriter::new(create(&dir.join("runs.parquet"))?)
         .with_key_value_metadata(Some(metadata))
-        .finish(df)?;
+        .finish(&mut typed)?;
     write_csv(df, &dir.join("runs.csv"))?;
     let meta: serde_json::Map<String, serde_json::Value> = provenance
         .iter()
@@ -240,6 +241,40 @@ pub fn write_runs(
         .collect();
     let text = serde_json::to_string_pretty(&meta).unwrap_or_default();
     write_text(&dir.join("runs.meta.json"), &format!("{text}\n"))
+}
+
+/// The values of the role and status columns, in the order their enum types list them.
+const ROLES: [&str; 4] = ["single", "baseline", "shaken", "replication"];
+const STATUSES: [&str; 3] = ["ok", "failed", "not run"];
+
+/// `df` with its study and axis columns as enums whose categories are the values in
+/// the order the campaign expands them (the spec's order), and role and status as
+/// enums of their fixed values: parquet stores them as dictionaries, which pandas
+/// reads as categoricals in that order and polars as enums. (CSV has no such type: the
+/// CSV keeps the text.)
+fn with_enum_axes(df: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut typed = df.clone();
+    let axes = std::iter::once("study").chain(COLUMNS.iter().map(|a| a.name()));
+    for name in axes {
+        let column = df.column(name)?;
+        let mut seen = std::collections::HashSet::new();
+        let order: Vec<&str> = column
+            .str()?
+            .iter()
+            .flatten()
+            .filter(|v| seen.insert(*v))
+            .collect();
+        typed.with_column(as_enum(column, order)?)?;
+    }
+    for (name, values) in [("role", &ROLES[..]), ("status", &STATUSES[..])] {
+        typed.with_column(as_enum(df.column(name)?, values.to_vec())?)?;
+    }
+    Ok(typed)
+}
+
+fn as_enum(column: &Column, categories: Vec<&str>) -> PolarsResult<Column> {
+    let dtype = DataType::from_frozen_categories(FrozenCategories::new(categories)?);
+    column.strict_cast(&dtype)
 }
 
 /// A table built from the runs: the aggregated values (tidy), the layout (header and

@@ -465,14 +465,13 @@ fn a_failed_campaign_keeps_the_last_complete_report() {
             .finish()
             .unwrap()
     };
-    let status: Vec<&str> = df
+    // (status is an enum there: read as text.)
+    let status = df
         .column("status")
         .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(|s| s.unwrap())
-        .collect();
+        .cast(&polars::prelude::DataType::String)
+        .unwrap();
+    let status: Vec<&str> = status.str().unwrap().iter().map(|s| s.unwrap()).collect();
     assert_eq!(status.iter().filter(|s| **s == "failed").count(), 4);
     assert_eq!(status.iter().filter(|s| **s == "ok").count(), 8);
 
@@ -732,6 +731,22 @@ fn runs_parquet_is_typed_and_says_what_made_it() {
             .map(|v| v.unwrap_or("null").to_string())
             .collect()
     };
+    // The axes are enums with their values in the spec's order (not sorted: the mini
+    // spec lists fcfs before easy and rigid before a0).
+    let categories = |c: &str| -> Vec<String> {
+        match df.column(c).unwrap().dtype() {
+            DataType::Enum(cats, _) => cats
+                .categories()
+                .values_iter()
+                .map(str::to_string)
+                .collect(),
+            other => panic!("{c} is {other:?}, not an enum"),
+        }
+    };
+    assert_eq!(categories("workload"), ["fig1", "late4"]);
+    assert_eq!(categories("scheduler"), ["fcfs", "easy"]);
+    assert_eq!(categories("replay"), ["rigid", "a0"]);
+    assert_eq!(categories("status"), ["ok", "failed", "not run"]);
     assert!(strings("walltime").iter().all(|v| v == "run"));
     assert!(strings("walltime_scaling").iter().all(|v| v == "keep"));
     assert!(strings("size_source").iter().all(|v| v == "allocated"));

@@ -269,3 +269,70 @@ fn recorded_overcommit_gets_ids_beyond_the_platform() {
         .collect();
     assert_eq!(nodes, ["0-1", "2", "0-1"]);
 }
+
+/// pandas (through pyarrow, in the same virtual environment) reads runs.parquet with
+/// the axis columns as categoricals in the spec's order (written here in an order that
+/// is not alphabetical: `fcfs` before `easy`, `rigid` before `a0`), role and status as
+/// categoricals of their fixed values, and the counts as integers.
+#[test]
+fn pandas_reads_runs_parquet_with_axes_in_spec_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("order.toml");
+    let text = format!(
+        r#"name = "order"
+[workloads.late4]
+trace = "{}"
+[workloads.fig1]
+trace = "{}"
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+easy = {{ kind = "easy" }}
+[replays]
+rigid = "rigid"
+a0 = "a0"
+[semantics]
+run = {{ walltime = "run" }}
+"#,
+        fixture("lateness4.swf.txt").display(),
+        fixture("fig1_sessions.swf.txt").display(),
+    );
+    std::fs::write(&spec, text).unwrap();
+    let out = dir.path().join("out");
+    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+
+    let output = run(
+        Command::new(evalys_python())
+            .arg(Path::new(SCRIPT_DIR).join("runs_parquet.py"))
+            .arg(out.join("runs.parquet")),
+        "runs_parquet.py",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(seen["rows"], 8);
+    let categories = |c: &str| seen["categories"][c].clone();
+    assert_eq!(categories("workload"), serde_json::json!(["late4", "fig1"]));
+    assert_eq!(categories("scheduler"), serde_json::json!(["fcfs", "easy"]));
+    assert_eq!(categories("replay"), serde_json::json!(["rigid", "a0"]));
+    assert_eq!(categories("semantics"), serde_json::json!(["run"]));
+    assert_eq!(
+        categories("role"),
+        serde_json::json!(["single", "baseline", "shaken", "replication"])
+    );
+    assert_eq!(
+        categories("status"),
+        serde_json::json!(["ok", "failed", "not run"])
+    );
+    for count in [
+        "jobs",
+        "completed",
+        "killed",
+        "rejected",
+        "violations",
+        "nodes",
+    ] {
+        assert_eq!(seen["dtypes"][count], "int64", "{count}");
+    }
+    assert_eq!(seen["dtypes"]["wait_mean_s"], "float64");
+}
