@@ -1,6 +1,7 @@
 //! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
 //!
-//! Layers, lowest first (a layer never imports a higher one): [`time`],
+//! Layers, lowest first (a layer never imports a higher one): [`time`], [`atomic`]
+//! (files written whole or not at all),
 //! [`quantile`] and [`draw`] (seeded random streams), [`swf`],
 //! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
 //! [`allocation`] (node ids for a finished schedule), [`run`]
@@ -14,6 +15,7 @@ pub(crate) mod registry;
 pub(crate) mod suggest;
 
 pub mod allocation;
+pub mod atomic;
 pub mod campaign;
 pub mod draw;
 pub mod metrics;

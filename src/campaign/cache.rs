@@ -17,7 +17,6 @@ use crate::metrics::{Lateness, SchedulingMetrics};
 use crate::platform::Platform;
 use crate::run::SEMANTICS_VERSION;
 use serde::{Deserialize, Serialize};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// What a run produced, as cached.
@@ -155,7 +154,7 @@ impl Cache {
                     .and_then(|t| now.duration_since(t).ok())
                     .is_some_and(|a| a > age);
                 if name.starts_with('.')
-                    && name.ends_with(".tmp")
+                    && name.ends_with(crate::atomic::TEMP_SUFFIX)
                     && old
                     && std::fs::remove_file(f.path()).is_ok()
                 {
@@ -185,42 +184,17 @@ impl Cache {
     }
 }
 
-/// Writes `value` as JSON to `path` through a temporary file in the same directory,
-/// synced and renamed: the file appears whole or not at all. The temporary file is
-/// created like any new file (its mode follows the umask, so other users of a shared
-/// cache can read the entries; a private temporary file would make every entry
-/// unreadable to them) under a name unique to this process and write.
+/// Writes `value` as JSON to `path`, whole or not at all ([`crate::atomic`]).
 fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static WRITES: AtomicU64 = AtomicU64::new(0);
     let io = |source| CacheError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        WRITES.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let bytes = serde_json::to_vec_pretty(value).map_err(std::io::Error::from)?;
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        file.write_all(&bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.map_err(io)
+    std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
+    crate::atomic::write_new(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)
+    })
+    .map_err(io)
 }
 
 #[cfg(test)]

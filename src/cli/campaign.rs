@@ -850,8 +850,8 @@ impl RunArgs {
         );
         if let Some(path) = &self.summary_json {
             let text = serde_json::to_string_pretty(&summary)? + "\n";
-            std::fs::write(path, text)
-                .map_err(|e| anyhow::anyhow!("--summary-json {}: {e}", path.display()))?;
+            super::output::write_file(path, |out| std::io::Write::write_all(out, text.as_bytes()))
+                .context("--summary-json")?;
         }
 
         // The report covers the whole campaign: the runs --only left out come from the

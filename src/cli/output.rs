@@ -100,17 +100,13 @@ pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes a text file through a buffer, naming the file in any error.
+/// Writes a text file through a buffer, whole or not at all (a symlink in its place is
+/// replaced, not followed), naming the file in any error.
 pub(crate) fn write_file(
     path: &Path,
     body: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut out = BufWriter::new(file);
-    body(&mut out)
-        .and_then(|()| out.flush())
-        .with_context(|| format!("writing {}", path.display()))
+    ::campaign::atomic::write_new(path, body).with_context(|| format!("writing {}", path.display()))
 }
 
 /// One row per user: jobs and lateness (seconds; empty where undefined).

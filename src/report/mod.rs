@@ -186,33 +186,34 @@ pub enum ReportError {
     },
 }
 
-fn create(path: &Path) -> Result<std::fs::File, ReportError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::File::create(path).map_err(|source| ReportError::Io {
+/// Writes `path` with `body` whole or not at all ([`campaign::atomic`](crate::atomic)),
+/// creating its directory; any error names the path.
+fn write_with(
+    path: &Path,
+    body: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
+    let io = |source| ReportError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    crate::atomic::write_new(path, body).map_err(io)
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), ReportError> {
     use std::io::Write as _;
-    create(path)?
-        .write_all(text.as_bytes())
-        .map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+    write_with(path, |out| out.write_all(text.as_bytes()))
 }
 
 /// Writes `df` as CSV.
 pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
-    CsvWriter::new(create(path)?).finish(df)?;
-    Ok(())
+    write_with(path, |out| {
+        CsvWriter::new(out)
+            .finish(df)
+            .map_err(std::io::Error::other)
+    })
 }
 
 /// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`, with `provenance` (what
@@ -231,9 +232,13 @@ pub fn write_runs(
             .collect(),
     );
     let mut typed = with_enum_axes(df)?;
-    ParquetWriter::new(create(&dir.join("runs.parquet"))?)
-        .with_key_value_metadata(Some(metadata))
-        .finish(&mut typed)?;
+    write_with(&dir.join("runs.parquet"), |out| {
+        ParquetWriter::new(out)
+            .with_key_value_metadata(Some(metadata))
+            .finish(&mut typed)
+            .map(drop)
+            .map_err(std::io::Error::other)
+    })?;
     write_csv(df, &dir.join("runs.csv"))?;
     let meta: serde_json::Map<String, serde_json::Value> = provenance
         .iter()

@@ -19,20 +19,13 @@ pub fn write_swf<W: Write>(trace: &SwfTrace, out: W) -> io::Result<()> {
 }
 
 /// [`write_swf`] to a file, with the path in the error. The file appears whole or not
-/// at all: written under a temporary name in the same directory, then renamed.
+/// at all ([`crate::atomic`]).
 pub fn write_swf_path(trace: &SwfTrace, path: &Path) -> Result<(), SwfError> {
     let io = |source| SwfError::Write {
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    write_swf(trace, &mut file).map_err(io)?;
-    file.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    crate::atomic::write_new(path, |out| write_swf(trace, out)).map_err(io)
 }
 
 fn write_record<W: Write>(out: &mut W, r: &SwfRecord) -> io::Result<()> {

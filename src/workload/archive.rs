@@ -170,9 +170,7 @@ pub fn fetch(trace: &ArchiveTrace, base: &str, dir: &Path) -> Result<PathBuf, Fe
         source,
     };
     std::fs::create_dir_all(dir).map_err(io)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(&bytes).map_err(io)?;
-    tmp.persist(&path).map_err(|e| io(e.error))?;
+    crate::atomic::write_new(&path, |out| out.write_all(&bytes)).map_err(io)?;
     Ok(path)
 }
 
