@@ -29,6 +29,8 @@ pub enum PlatformError {
     Factor { what: &'static str, value: f64 },
     #[error("{nodes} nodes × {factor} leaves no node")]
     NoNodeLeft { nodes: u32, factor: f64 },
+    #[error("{nodes} nodes × {factor} makes more than {} nodes", u32::MAX)]
+    TooManyNodes { nodes: u32, factor: f64 },
 }
 
 impl Platform {
@@ -51,7 +53,10 @@ impl Platform {
             });
         }
         if scaled > f64::from(u32::MAX) {
-            return Err(PlatformError::Nodes(scaled.to_string()));
+            return Err(PlatformError::TooManyNodes {
+                nodes: self.nodes,
+                factor: change.nodes,
+            });
         }
         Ok(Platform {
             nodes: scaled as u32,

@@ -23,6 +23,16 @@ impl Time {
     /// Far before any real trace (−[`Time::FAR`]): a start value for running maxima.
     pub const FAR_PAST: Time = Time(-(1 << 60));
 
+    /// The largest time an input may give, in seconds: a million (Julian) years. SWF
+    /// time fields beyond it are refused when read.
+    pub const MAX_INPUT_SECS: i64 = 31_557_600_000_000;
+    /// The simulator's horizon (2^58 ms, about 9.1 million years): the jobs of one
+    /// simulation may last at most this long in total, and no submission may come
+    /// later. Every instant a simulation computes then stays below [`Time::FAR`]
+    /// (submissions, plus at most every job's run time, requested time and recorded
+    /// wait), so time arithmetic never overflows.
+    pub const HORIZON: Time = Time(1 << 58);
+
     /// `self × k`, usable in constants.
     pub const fn mul_const(self, k: i64) -> Time {
         Time(self.0 * k)

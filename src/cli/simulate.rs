@@ -15,6 +15,7 @@ use ::campaign::sched::SchedulerConfig;
 use ::campaign::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
 use ::campaign::sim::{Semantics, WalltimePolicy, WalltimeScaling};
 use ::campaign::workload::trace_name;
+use anyhow::Context as _;
 use clap::Args;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -262,7 +263,9 @@ impl SimulateArgs {
             .resolve(&loaded)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let key = description.key();
-        let simulation = description.simulate(&loaded.workload, self.check, None)?;
+        let simulation = description
+            .simulate(&loaded.workload, self.check, None)
+            .with_context(|| path.display().to_string())?;
         let (workload, result, shaken) =
             (simulation.workload, simulation.result, simulation.shaken);
         let transform = &description.transform;

@@ -43,6 +43,8 @@ impl RunRequest {
         if self.shake.is_some() && self.seed == 0 {
             return Err(RunError::ShakenWithoutSeed);
         }
+        // The changed platform must exist (computed again when the run is simulated).
+        crate::platform::Platform::new(i64::from(nodes), 1.0)?.changed(self.change)?;
         self.replay.get().validate()?;
         self.transform.validate()?;
         if let Some(shake) = &self.shake {

@@ -61,9 +61,22 @@ pub struct SimOutput {
     pub records: Vec<JobRecord>,
 }
 
-/// A scheduler or replay model broke the simulator's contract (a bug, not bad input).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a simulation stopped: a workload beyond the simulator's horizon (bad input:
+/// [`SimError::BeyondHorizon`], [`SimError::SubmittedBeyondHorizon`]), the run's time
+/// limit, or a scheduler or replay model that broke the simulator's contract (a bug).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
+    #[error(
+        "the jobs' run times, requested times and recorded waits add up to {total_years:.0} \
+         years, beyond the simulator's horizon of {} years",
+        horizon_years()
+    )]
+    BeyondHorizon { total_years: f64 },
+    #[error(
+        "job {id} is submitted at {at} s, beyond the simulator's horizon of {} years",
+        horizon_years()
+    )]
+    SubmittedBeyondHorizon { id: i64, at: Time },
     #[error("at {now} s the scheduler started job {id} ({size} nodes) with {free} nodes free")]
     Overcommit {
         now: Time,
@@ -85,6 +98,30 @@ pub enum SimError {
     NoSuchJob(JobIdx),
     #[error("stopped after {0:?} (the run's time limit), at simulated time {1} s")]
     TimedOut(std::time::Duration, Time),
+}
+
+/// [`Time::HORIZON`] in Julian years, for messages.
+fn horizon_years() -> f64 {
+    (Time::HORIZON.as_secs_f64() / YEAR_SECS).round()
+}
+
+const YEAR_SECS: f64 = 365.25 * 86_400.0;
+
+/// Refuses a workload whose jobs could take a simulation past [`Time::HORIZON`]: the
+/// sum of every job's run time, requested time and recorded wait (magnitudes) bounds
+/// how far past its last submission any instant a scheduler computes can be.
+fn check_horizon(jobs: &[SimJob]) -> Result<(), SimError> {
+    let ms = |t: Time| u128::from(t.millis().unsigned_abs());
+    let total: u128 = jobs
+        .iter()
+        .map(|j| ms(j.runtime) + ms(j.estimate) + j.recorded_wait.map_or(0, ms))
+        .sum();
+    if total > ms(Time::HORIZON) {
+        return Err(SimError::BeyondHorizon {
+            total_years: total as f64 / 1000.0 / YEAR_SECS,
+        });
+    }
+    Ok(())
 }
 
 /// Event classes in processing order at equal time.
@@ -158,6 +195,9 @@ impl<'a> State<'a> {
             let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
             if self.phase[i] != Phase::Unsubmitted {
                 return Err(SimError::SubmittedTwice { id: job.id });
+            }
+            if at > Time::HORIZON {
+                return Err(SimError::SubmittedBeyondHorizon { id: job.id, at });
             }
             if at < now {
                 return Err(SimError::SubmittedInPast {
@@ -247,6 +287,7 @@ where
     S: Scheduler + ?Sized,
     R: Submitter + ?Sized,
 {
+    check_horizon(jobs)?;
     let started = std::time::Instant::now();
     let mut instants: u64 = 0;
     let mut sim = State::new(jobs, total_nodes);

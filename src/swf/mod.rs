@@ -12,7 +12,7 @@ mod record;
 mod write;
 
 pub use header::SwfHeader;
-pub use parse::{ParseOptions, parse_bytes, read_content, read_path};
+pub use parse::{MAX_LINE, ParseOptions, parse_bytes, read_content, read_path};
 pub use record::{FIELD_NAMES, SwfRecord};
 pub use write::{write_swf, write_swf_path};
 
@@ -54,8 +54,10 @@ pub enum SwfError {
         line: usize,
         found: usize,
     },
+    /// `found` describes the value without copying arbitrary input: the value itself
+    /// when it is short and made of number characters only, else its length.
     #[error(
-        "{path}:{line}: field {field} ({name}) is not {expected}: {value:?} \
+        "{path}:{line}: field {field} ({name}) is not {expected}: {found} \
          (use --lenient to skip malformed lines)"
     )]
     Field {
@@ -64,6 +66,16 @@ pub enum SwfError {
         field: usize,
         name: &'static str,
         expected: &'static str,
-        value: String,
+        found: String,
+    },
+    #[error(
+        "{path}:{line}: a line longer than {max} bytes: this is not an SWF file \
+         (SWF job lines are about 100 bytes)"
+    )]
+    LineTooLong {
+        path: PathBuf,
+        /// The line number, where known (0: found while decompressing).
+        line: usize,
+        max: usize,
     },
 }

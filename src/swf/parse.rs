@@ -1,6 +1,7 @@
 //! Reading SWF: [`read_path`] for files (plain or gzip), [`parse_bytes`] for content.
 
 use super::{FIELD_NAMES, SwfError, SwfHeader, SwfRecord, SwfTrace};
+use crate::time::Time;
 use flate2::read::MultiGzDecoder;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,17 +30,56 @@ pub fn read_content(path: &Path) -> Result<Vec<u8>, SwfError> {
         source,
     };
     let raw = std::fs::read(path).map_err(io)?;
-    let content = if raw.starts_with(&GZIP_MAGIC) {
-        // Archive traces inflate about 8×; reserve that to avoid regrowth.
-        let mut out = Vec::with_capacity(raw.len().saturating_mul(8));
-        MultiGzDecoder::new(raw.as_slice())
-            .read_to_end(&mut out)
-            .map_err(io)?;
-        out
+    if raw.starts_with(&GZIP_MAGIC) {
+        inflate(&raw, path)
     } else {
-        raw
+        Ok(raw)
+    }
+}
+
+/// The longest line read: far beyond any SWF line (about 100 bytes) or header comment,
+/// small enough that a file of one endless line (a gzip bomb of zeros) is refused
+/// before it fills the memory.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Decompresses gzip content, every member, refusing a line longer than [`MAX_LINE`]
+/// as soon as it is seen.
+fn inflate(raw: &[u8], path: &Path) -> Result<Vec<u8>, SwfError> {
+    let io = |source| SwfError::Io {
+        path: path.to_path_buf(),
+        source,
     };
-    Ok(content)
+    // Archive traces inflate about 8×; reserve that to avoid regrowth.
+    let mut out = Vec::with_capacity(raw.len().saturating_mul(8));
+    let mut decoder = MultiGzDecoder::new(raw);
+    let mut chunk = vec![0u8; 64 << 10];
+    // Bytes since the last line break.
+    let mut open_line = 0usize;
+    loop {
+        let n = match decoder.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let chunk = &chunk[..n];
+        // Lines inside the chunk are shorter than it; only the one running across
+        // chunks can grow long.
+        let head = chunk.iter().position(|&b| b == b'\n').unwrap_or(n);
+        if open_line + head > MAX_LINE {
+            return Err(SwfError::LineTooLong {
+                path: path.to_path_buf(),
+                line: 0,
+                max: MAX_LINE,
+            });
+        }
+        open_line = match chunk.iter().rposition(|&b| b == b'\n') {
+            Some(last) => n - last - 1,
+            None => open_line + n,
+        };
+        out.extend_from_slice(chunk);
+    }
+    Ok(out)
 }
 
 /// Parses SWF content. `source` names the input in error messages.
@@ -53,6 +93,13 @@ pub fn parse_bytes(
     let mut records = Vec::with_capacity(content.len() / 90);
     let mut skipped_lines = 0;
     for (index, line) in content.split(|&b| b == b'\n').enumerate() {
+        if line.len() > MAX_LINE {
+            return Err(SwfError::LineTooLong {
+                path: source.to_path_buf(),
+                line: index + 1,
+                max: MAX_LINE,
+            });
+        }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let first = line.iter().position(|b| !b.is_ascii_whitespace());
         let Some(first) = first else { continue };
@@ -79,7 +126,7 @@ enum LineProblem {
     Field {
         field: usize,
         expected: &'static str,
-        value: String,
+        found: String,
     },
 }
 
@@ -91,14 +138,14 @@ impl LineProblem {
             LineProblem::Field {
                 field,
                 expected,
-                value,
+                found,
             } => SwfError::Field {
                 path,
                 line,
                 field,
                 name: FIELD_NAMES[field - 1],
                 expected,
-                value,
+                found,
             },
         }
     }
@@ -125,6 +172,15 @@ fn parse_record(line: &[u8]) -> Result<SwfRecord, LineProblem> {
     let extra = fields.count();
     if extra > 0 {
         return Err(LineProblem::FieldCount(18 + extra));
+    }
+    for field in TIME_FIELDS {
+        if ints[field - 1].unsigned_abs() > Time::MAX_INPUT_SECS.unsigned_abs() {
+            return Err(LineProblem::Field {
+                field,
+                expected: "a time within a million years (31557600000000 s)",
+                found: format!("\"{}\"", ints[field - 1]),
+            });
+        }
     }
     let [
         job,
@@ -168,11 +224,28 @@ fn parse_record(line: &[u8]) -> Result<SwfRecord, LineProblem> {
     })
 }
 
+/// The fields that hold times, in seconds (1-based): submit, wait, run, requested
+/// time and think time.
+const TIME_FIELDS: [usize; 5] = [2, 3, 4, 9, 18];
+
 fn bad(field: usize, expected: &'static str, value: &[u8]) -> LineProblem {
     LineProblem::Field {
         field,
         expected,
-        value: String::from_utf8_lossy(value).into_owned(),
+        found: describe(value),
+    }
+}
+
+/// How an error shows a field's value: quoted when it is at most 24 bytes of number
+/// characters (`"2.5"`, `"1e400"`, `"--3"`), else only its length, so that no other
+/// input (a password file named as a trace, a 10 MB token) reaches a message or a
+/// result file.
+fn describe(value: &[u8]) -> String {
+    let numeric = |b: &u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
+    if value.len() <= 24 && value.iter().all(numeric) {
+        format!("{:?}", String::from_utf8_lossy(value))
+    } else {
+        format!("a value of {} bytes that is not a number", value.len())
     }
 }
 
@@ -274,11 +347,80 @@ mod tests {
             .to_string();
         assert!(e.contains("t.swf:2:"), "{e}");
         assert!(e.contains("field 9 (requested time)"), "{e}");
-        assert!(e.contains("\"2x0\""), "{e}");
+        assert!(e.contains("a value of 3 bytes that is not a number"), "{e}");
+        let e = parse(&LINE.replace(" 200 ", " 2.5 "), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not an integer: \"2.5\""), "{e}");
         let e = parse(&LINE.replace("12.5", "nan"), false)
             .unwrap_err()
             .to_string();
         assert!(e.contains("field 6 (average CPU time)"), "{e}");
+    }
+
+    #[test]
+    fn times_beyond_a_million_years_are_refused_naming_the_field() {
+        let max = Time::MAX_INPUT_SECS;
+        for (field, at) in [(2, 1), (3, 2), (4, 3), (9, 8), (18, 17)] {
+            let line = |v: i64| {
+                let mut f: Vec<String> = LINE.split(' ').map(str::to_string).collect();
+                f[at] = v.to_string();
+                f.join(" ")
+            };
+            assert!(parse(&line(max), false).is_ok(), "field {field}");
+            assert!(parse(&line(-max), false).is_ok(), "field {field}");
+            let e = parse(&line(max + 1), false).unwrap_err().to_string();
+            assert!(e.contains(&format!("field {field} (")), "{e}");
+            assert!(e.contains(&format!("a million years ({max} s)")), "{e}");
+            assert!(e.contains(&format!("\"{}\"", max + 1)), "{e}");
+            assert!(parse(&line(i64::MIN), false).is_err(), "field {field}");
+        }
+        // Other integer fields keep the whole i64 range (job numbers, ids).
+        assert!(parse(&LINE.replacen('1', &i64::MAX.to_string(), 1), false).is_ok());
+    }
+
+    #[test]
+    fn errors_quote_only_short_numeric_values() {
+        assert_eq!(describe(b"-1.5e3"), "\"-1.5e3\"");
+        assert_eq!(
+            describe(b"root:x:0:0:root"),
+            "a value of 15 bytes that is not a number"
+        );
+        assert_eq!(
+            describe(&[b'7'; 25]),
+            "a value of 25 bytes that is not a number"
+        );
+        let long = format!("{LINE}\n1 {} {}\n", "x".repeat(10_000), &LINE[4..]);
+        let e = parse(&long, false).unwrap_err().to_string();
+        assert!(e.len() < 300 && e.contains("10000 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_bound_is_refused_plain_or_gzip() {
+        use flate2::{Compression, write::GzEncoder};
+        use std::io::Write;
+        let text = format!("{LINE}\n{}\n", "0".repeat(MAX_LINE + 1));
+        let e = parse(&text, false).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.swf:2: a line longer than 1048576 bytes"),
+            "{e}"
+        );
+        // Exactly the bound is a line (a malformed one).
+        let text = format!("{LINE}\n{}\n", "0".repeat(MAX_LINE));
+        assert!(parse(&text, true).is_ok());
+        // Compressed: refused while inflating, whatever follows (here 64 MiB of zeros
+        // without a line break, which is never held whole).
+        let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+        enc.write_all(format!("{LINE}\n").as_bytes()).unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..64 {
+            enc.write_all(&zeros).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bomb.swf.gz");
+        std::fs::write(&path, enc.finish().unwrap()).unwrap();
+        let e = read_path(&path, ParseOptions { lenient: true }).unwrap_err();
+        assert!(matches!(e, SwfError::LineTooLong { line: 0, .. }), "{e}");
     }
 
     #[test]

@@ -69,7 +69,9 @@ fn non_numeric_field_names_file_line_and_field() {
         .code(1)
         .stderr(predicate::str::contains(format!("{}:4:", path.display())))
         .stderr(predicate::str::contains("field 9 (requested time)"))
-        .stderr(predicate::str::contains("\"sixty\""))
+        .stderr(predicate::str::contains(
+            "is not an integer: a value of 5 bytes that is not a number",
+        ))
         .stderr(predicate::str::contains("--lenient"))
         .stderr(no_panic());
     // A fractional value in an integer field, and a non-finite one in a float field.
@@ -610,4 +612,308 @@ fn no_platform_size_names_the_file() {
             path.display()
         )))
         .stderr(no_panic());
+}
+
+const SCHEDULERS: [&str; 3] = ["fcfs", "easy", "conservative"];
+
+/// Regression (hostile inputs, items 1–2): times so large that millisecond arithmetic
+/// overflowed made the conservative scheduler panic and the others report wrapped
+/// times (a makespan of 20 s for jobs submitted at i64::MAX, a negative shadow time).
+/// The fuzzer's inputs are now refused at parse time, naming file, line and field;
+/// every scheduler gets them.
+#[test]
+fn times_beyond_a_million_years_are_refused_where_they_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "1 0 0 1 1 0 0 1 1152921504606847 0 1 1 1 1 1 1 1 1\n2 0 0 1 1 0 0 1 1 0 1 1 1 1 1 1 1 1",
+            2,
+            "field 9 (requested time)",
+        ),
+        (
+            "1 -1 0 1 1 0 0 1 10 0 1 1 1 1 1 1 1 1\n2 -1 0 10 1 0 0 1 9223372036854775807 0 1 1 1 1 1 1 1 1",
+            3,
+            "field 9 (requested time)",
+        ),
+        (
+            "1 9223372036854775807 0 10 1 0 0 1 10 0 1 1 1 1 1 1 1 1\n2 9223372036854775807 0 10 1 0 0 1 10 0 1 1 1 1 1 1 1 1",
+            2,
+            "field 2 (submit time)",
+        ),
+        (
+            "1 0 0 -9223372036854775808 1 0 0 1 10 0 1 1 1 1 1 1 1 1",
+            2,
+            "field 4 (run time)",
+        ),
+    ];
+    for (i, (lines, line, field)) in cases.into_iter().enumerate() {
+        let path = write(
+            &dir,
+            &format!("huge{i}.swf"),
+            format!("; MaxProcs: 1\n{lines}\n"),
+        );
+        for scheduler in SCHEDULERS {
+            simulate(&path, &["--scheduler", scheduler, "--check"])
+                .code(1)
+                .stderr(predicate::str::contains(format!(
+                    "{}:{line}: {field}",
+                    path.display()
+                )))
+                .stderr(predicate::str::contains("within a million years"))
+                .stderr(no_panic());
+        }
+    }
+}
+
+/// Times at the edge of the range simulate exactly under every scheduler (checked):
+/// job 1 submitted at T = a million years (31,557,600,000,000 s) runs for T on the only
+/// node, job 2 (1 s) submitted at T waits for it. By hand: makespan T + 1 s (from the
+/// first submission to the last end), maximum wait T.
+#[test]
+fn times_at_the_edge_of_the_range_simulate_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let t: i64 = 31_557_600_000_000;
+    let path = write(
+        &dir,
+        "edge.swf",
+        format!(
+            "; MaxProcs: 1\n1 {t} 0 {t} 1 -1 -1 1 {t} -1 1 1 1 1 1 1 -1 -1\n\
+             2 {t} 0 1 1 -1 -1 1 1 -1 1 1 1 1 1 1 -1 -1\n"
+        ),
+    );
+    for scheduler in SCHEDULERS {
+        let out = simulate(
+            &path,
+            &["--scheduler", scheduler, "--check", "--format", "json"],
+        )
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(report["metrics"]["makespan"], (t + 1) as f64, "{scheduler}");
+        assert_eq!(report["metrics"]["wait_max"], t as f64, "{scheduler}");
+    }
+}
+
+/// A workload whose jobs add up to more than the simulator's horizon (2^58 ms, about
+/// 9.1 million years) is refused before simulating, naming the trace: five jobs of a
+/// million years' run and requested time each (10 million years), and a speed that
+/// stretches one million-year job past it.
+#[test]
+fn workloads_beyond_the_horizon_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t: i64 = 31_557_600_000_000;
+    let jobs: String = (1..=5)
+        .map(|i| format!("{i} 0 0 {t} 1 -1 -1 1 {t} -1 1 1 1 1 1 1 -1 -1\n"))
+        .collect();
+    let many = write(&dir, "many.swf", format!("; MaxProcs: 1\n{jobs}"));
+    let one = write(
+        &dir,
+        "one.swf",
+        format!("; MaxProcs: 1\n1 0 0 {t} 1 -1 -1 1 {t} -1 1 1 1 1 1 1 -1 -1\n"),
+    );
+    for (path, args) in [(&many, &[][..]), (&one, &["--speed", "0.1"][..])] {
+        for scheduler in SCHEDULERS {
+            simulate(path, &[&["--scheduler", scheduler][..], args].concat())
+                .code(1)
+                .stderr(predicate::str::contains(format!("{}:", path.display())))
+                .stderr(predicate::str::contains(
+                    "beyond the simulator's horizon of 9133469 years",
+                ))
+                .stderr(no_panic());
+        }
+    }
+}
+
+/// Regression (item 5): an error never copies a field's bytes beyond a short number-
+/// like value: a long token, and a text file named as a trace in a spec (its first
+/// field, `root:x:0:0:root:/root:/bin/bash`, is not echoed to stderr, runs.csv or
+/// runs.parquet).
+#[test]
+fn errors_do_not_echo_input() {
+    let dir = tempfile::tempdir().unwrap();
+    // A token of a million bytes on a line within the bound (1 MiB), and one of 10 MB
+    // (its line is refused for its length).
+    for (len, message) in [
+        (
+            1_000_000,
+            "a value of 1000000 bytes that is not a number".to_string(),
+        ),
+        (
+            10_000_000,
+            ":4: a line longer than 1048576 bytes".to_string(),
+        ),
+    ] {
+        let token = "x".repeat(len);
+        let path = write(
+            &dir,
+            "token.swf",
+            with_bad_line(&format!("3 {token} 0 1 1 -1 -1 1 1 -1 1 1 1 1 1 1 -1 -1")),
+        );
+        let out = simulate(&path, &[]).code(1).get_output().stderr.clone();
+        let text = String::from_utf8_lossy(&out);
+        assert!(out.len() < 500, "{} bytes of stderr", out.len());
+        assert!(text.contains(&message), "{text}");
+    }
+
+    let secret = "root:x:0:0:root:/root:/bin/bash";
+    let passwd = write(
+        &dir,
+        "passwd",
+        format!("{secret}\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"),
+    );
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"s\"\n[workloads.p]\ntrace = \"{}\"\nnodes = 4\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
+            passwd.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(
+            "passwd:1: field 1 (job number) is not an integer: a value of 31 bytes that is \
+             not a number"
+        ),
+        "{stderr}"
+    );
+    for text in [
+        stderr.to_string(),
+        String::from_utf8_lossy(&run.stdout).to_string(),
+    ] {
+        assert!(!text.contains("root:x"), "{text}");
+    }
+    for file in ["partial/runs.csv", "partial/runs.parquet"] {
+        let bytes = std::fs::read(out.join(file)).unwrap();
+        assert!(!bytes.windows(6).any(|w| w == b"root:x"), "{file}");
+    }
+}
+
+/// Regression (item 5): a gzip bomb (64 MiB of zeros, no line break) is refused while
+/// it is decompressed, after one line's worth, with a bounded message.
+#[test]
+fn a_gzip_bomb_is_refused_while_inflating() {
+    use flate2::{Compression, write::GzEncoder};
+    let dir = tempfile::tempdir().unwrap();
+    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..64 {
+        enc.write_all(&zeros).unwrap();
+    }
+    let path = write(&dir, "bomb.swf.gz", enc.finish().unwrap());
+    let out = simulate(&path, &["--nodes", "4"])
+        .code(1)
+        .stderr(predicate::str::contains("a line longer than 1048576 bytes"))
+        .stderr(no_panic())
+        .get_output()
+        .stderr
+        .clone();
+    assert!(out.len() < 500);
+}
+
+/// Regression (item 6): outputs are new files renamed into place. A symlink planted
+/// where `--jobs-out` or a campaign's runs.csv goes is replaced, and its target is
+/// left as it was.
+#[test]
+fn symlinked_outputs_are_replaced_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let precious = write(&dir, "precious", "keep me");
+    let jobs = dir.path().join("jobs.csv");
+    std::os::unix::fs::symlink(&precious, &jobs).unwrap();
+    simulate(
+        &crate::common::fixture("lateness4.swf.txt"),
+        &["--jobs-out", jobs.to_str().unwrap()],
+    )
+    .success();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"s\"\n[workloads.l]\ntrace = \"{}\"\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
+            crate::common::fixture("lateness4.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink(&precious, out.join("runs.csv")).unwrap();
+    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+    for made in [&jobs, &out.join("runs.csv")] {
+        let meta = std::fs::symlink_metadata(made).unwrap();
+        assert!(meta.is_file(), "{}", made.display());
+    }
+    assert!(
+        std::fs::read_to_string(out.join("runs.csv"))
+            .unwrap()
+            .contains(",fcfs,")
+    );
+    assert!(
+        std::fs::read_to_string(&jobs)
+            .unwrap()
+            .starts_with("job_id,")
+    );
+}
+
+/// Regression (item 8): a node factor that makes more than 2^32 − 1 nodes is a reason
+/// not to run, given by `plan` (exit 1, "cannot run") and by `run`, naming the
+/// workload and both numbers, instead of a conversion error in every run.
+#[test]
+fn a_node_count_out_of_range_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"s\"\n[workloads.l]\ntrace = \"{}\"\n[platforms]\nbig = {{ nodes = 4294967296 }}\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
+            crate::common::fixture("lateness4.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+    crate::common::spec_command("plan", &spec, &cache, &out)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("1 cannot run"));
+    crate::common::spec_command("run", &spec, &cache, &out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "workload \"l\": 2 nodes × 4294967296 makes more than 4294967295 nodes",
+        ));
+}
+
+/// Regression (item 9): "duplicate key" names the key, a table's and a value's.
+#[test]
+fn duplicate_keys_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, message) in [
+        (
+            "name = \"d\"\n[workloads.w]\ntrace = \"x\"\ntrace = \"y\"\n",
+            "d.toml:4:1: duplicate key `trace`",
+        ),
+        (
+            "name = \"d\"\n[schedulers]\nfcfs = { kind = \"fcfs\" }\n[schedulers]\n",
+            "d.toml:4:2: duplicate key `schedulers`",
+        ),
+    ] {
+        let spec = write(&dir, "d.toml", text);
+        campaign()
+            .arg("plan")
+            .arg(&spec)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(message));
+    }
 }

@@ -368,29 +368,47 @@ fn swf_float() -> impl Strategy<Value = f64> {
     ]
 }
 
+/// Times in seconds as the reader accepts them: within a million years either way, the
+/// bounds included.
+fn swf_time() -> impl Strategy<Value = i64> {
+    let max = Time::MAX_INPUT_SECS;
+    prop_oneof![
+        3 => Just(-1i64),
+        1 => Just(0i64),
+        4 => -1i64..100_000,
+        2 => -max..=max,
+        1 => Just(max),
+        1 => Just(-max),
+    ]
+}
+
 fn swf_record() -> impl Strategy<Value = SwfRecord> {
-    (prop::array::uniform16(swf_int()), swf_float(), swf_float()).prop_map(
-        |(i, avg_cpu, used_mem)| SwfRecord {
+    (
+        prop::array::uniform11(swf_int()),
+        prop::array::uniform5(swf_time()),
+        swf_float(),
+        swf_float(),
+    )
+        .prop_map(|(i, t, avg_cpu, used_mem)| SwfRecord {
             job: i[0],
-            submit: i[1],
-            wait: i[2],
-            run: i[3],
-            alloc_procs: i[4],
+            submit: t[0],
+            wait: t[1],
+            run: t[2],
+            alloc_procs: i[1],
             avg_cpu,
             used_mem,
-            req_procs: i[5],
-            req_time: i[6],
-            req_mem: i[7],
-            status: i[8],
-            user: i[9],
-            group: i[10],
-            executable: i[11],
-            queue: i[12],
-            partition: i[13],
-            preceding_job: i[14],
-            think_time: i[15],
-        },
-    )
+            req_procs: i[2],
+            req_time: t[3],
+            req_mem: i[3],
+            status: i[4],
+            user: i[5],
+            group: i[6],
+            executable: i[7],
+            queue: i[8],
+            partition: i[9],
+            preceding_job: i[10],
+            think_time: t[4],
+        })
 }
 
 /// Header lines: any text without line breaks (`\r` included: the reader strips a `\r`

@@ -173,6 +173,26 @@ impl Spec {
     }
 }
 
+/// The message of a TOML error, naming the key where the parser only says "duplicate
+/// key" (the key is the text its span points at; at most 40 characters of it).
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim();
+    let key = e.span().and_then(|s| text.get(s)).map(|k| {
+        k.trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .trim()
+    });
+    match key {
+        Some(k) if message == "duplicate key" && !k.is_empty() => {
+            let shown: String = k.chars().take(40).collect();
+            let more = if shown.len() < k.len() { "…" } else { "" };
+            format!("duplicate key `{shown}{more}`")
+        }
+        _ => message.to_string(),
+    }
+}
+
 /// Parses and validates a spec; `file` names it in errors, relative paths in it are
 /// relative to `dir`.
 pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
@@ -180,7 +200,7 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
     let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
         file: file.to_string(),
         at: e.span().map(|s| line_col(text, s.start)),
-        message: e.message().trim().to_string(),
+        message: toml_message(text, &e),
     })?;
     let name = raw.name.get_ref();
     if name.is_empty()
