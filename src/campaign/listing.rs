@@ -81,7 +81,7 @@ impl<'a> PlanList<'a> {
     ) -> PlanList<'a> {
         let mut counts = PlanCounts::default();
         let mut runs = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen = std::collections::HashSet::with_capacity(planned.len());
         for (p, _) in planned.iter().zip(selected).filter(|(_, s)| **s) {
             let (status, error) = match &p.description {
                 Err(e) => (PlanStatus::CannotRun, Some(e.as_str())),

@@ -145,10 +145,12 @@ impl PlannedRun {
     }
 }
 
-/// Resolves every run of `grid` on its loaded workload.
+/// Resolves every run of `grid` on its loaded workload (in parallel: hashing a million
+/// keys is most of planning a million runs), in grid order.
 pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<PlannedRun> {
+    use rayon::prelude::*;
     grid.runs
-        .iter()
+        .par_iter()
         .map(|run| {
             let w = run.choices[crate::campaign::Axis::Workload];
             let description = workloads

@@ -190,7 +190,8 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
     // Keys carry the position in `by_start`, unique even where job ids repeat.
     let mut by_estimate: BTreeMap<(Time, usize), u32> = BTreeMap::new();
     let mut finishes: BinaryHeap<Reverse<(Time, Time, usize)>> = BinaryHeap::new();
-    let mut busy: u32 = 0;
+    // u64: sizes of up to 2^32 − 1 nodes each are summed.
+    let mut busy: u64 = 0;
     let mut all_before_started = Time::from_millis(i64::MIN);
     let mut out = Vec::new();
     for r in order {
@@ -214,7 +215,7 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
             };
             by_estimate.insert((st + s.requested, next_start), s.size);
             finishes.push(Reverse((fin, st + s.requested, next_start)));
-            busy += s.size;
+            busy += u64::from(s.size);
             next_start += 1;
         }
         while let Some(&Reverse((fin, est, k))) = finishes.peek() {
@@ -223,16 +224,16 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
             }
             finishes.pop();
             if let Some(size) = by_estimate.remove(&(est, k)) {
-                busy -= size;
+                busy -= u64::from(size);
             }
         }
-        let mut avail = nodes.saturating_sub(busy);
+        let mut avail = u64::from(nodes).saturating_sub(busy);
         let mut shadow = became_head;
         for (&(est, _), &size) in &by_estimate {
-            if avail >= r.size {
+            if avail >= u64::from(r.size) {
                 break;
             }
-            avail += size;
+            avail += u64::from(size);
             shadow = est;
         }
         if start > shadow {

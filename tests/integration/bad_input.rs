@@ -917,3 +917,42 @@ fn duplicate_keys_are_named() {
             .stderr(predicate::str::contains(message));
     }
 }
+
+/// Regression (found by the fuzzer): the EASY check summed busy nodes in 32 bits, so
+/// on a platform of 2^32 − 1 nodes it overflowed. Job 1 (all nodes) runs 0–10 s; job 2
+/// (1 node) and job 3 (all nodes) wait: by hand job 2 starts at 10 and job 3 at 20 (it
+/// needs every node), makespan 30 s, and the schedule has no violation.
+#[test]
+fn the_check_counts_nodes_beyond_32_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = u32::MAX;
+    let path = write(
+        &dir,
+        "wide.swf",
+        format!(
+            "1 0 -1 10 {all} -1 -1 {all} 10 -1 1 1 1 1 1 1 -1 -1\n\
+             2 0 -1 10 1 -1 -1 1 10 -1 1 1 1 1 1 1 -1 -1\n\
+             3 0 -1 10 {all} -1 -1 {all} 10 -1 1 1 1 1 1 1 -1 -1\n"
+        ),
+    );
+    for scheduler in ["easy", "fcfs", "conservative"] {
+        let out = simulate(
+            &path,
+            &[
+                "--nodes",
+                &all.to_string(),
+                "--scheduler",
+                scheduler,
+                "--check",
+                "--format",
+                "json",
+            ],
+        )
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(report["metrics"]["makespan"], 30.0, "{scheduler}");
+    }
+}
