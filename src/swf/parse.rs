@@ -241,8 +241,7 @@ fn bad(field: usize, expected: &'static str, value: &[u8]) -> LineProblem {
 /// input (a password file named as a trace, a 10 MB token) reaches a message or a
 /// result file.
 fn describe(value: &[u8]) -> String {
-    let numeric = |b: &u8| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E');
-    if value.len() <= 24 && value.iter().all(numeric) {
+    if value.len() <= 24 && value.iter().copied().all(number_char) {
         format!("{:?}", String::from_utf8_lossy(value))
     } else {
         format!("a value of {} bytes that is not a number", value.len())
@@ -277,6 +276,11 @@ fn parse_int(bytes: &[u8]) -> Option<i64> {
     Some(value)
 }
 
+/// The characters of a decimal number: digits, signs, point and exponent.
+fn number_char(b: u8) -> bool {
+    b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+}
+
 /// A finite decimal number (integers take the fast path).
 fn parse_float(bytes: &[u8]) -> Option<f64> {
     if let Some(i) = parse_int(bytes) {
@@ -284,10 +288,7 @@ fn parse_float(bytes: &[u8]) -> Option<f64> {
     }
     let text = std::str::from_utf8(bytes).ok()?;
     // Rust also accepts "inf" and "NaN"; SWF never means those.
-    if !text
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
-    {
+    if !text.bytes().all(number_char) {
         return None;
     }
     text.parse::<f64>().ok().filter(|v| v.is_finite())

@@ -21,6 +21,31 @@ fn no_panic() -> impl Predicate<str> {
     predicate::str::contains("panicked").not()
 }
 
+/// Writes `text` as DIR/s.toml and asserts that `campaign plan` refuses it (exit 1)
+/// saying `message`.
+fn plan_refuses(dir: &TempDir, text: &str, message: &str) {
+    let spec = write(dir, "s.toml", text);
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(message));
+}
+
+/// DIR/s.toml: campaign `s` with workload `name` read from `trace`, FCFS, then `extra`.
+fn fcfs_spec(dir: &TempDir, name: &str, trace: &Path, extra: &str) -> PathBuf {
+    write(
+        dir,
+        "s.toml",
+        format!(
+            "name = \"s\"\n[workloads.{name}]\ntrace = \"{}\"\n{extra}\
+             [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
+            trace.display()
+        ),
+    )
+}
+
 /// `campaign simulate PATH ARGS…`, returning the assertion for further checks.
 fn simulate(path: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
     campaign().arg("simulate").arg(path).args(args).assert()
@@ -541,21 +566,11 @@ fn mistyped_names_get_a_did_you_mean() {
             "unknown scheduler variant \"eassy\"; did you mean \"easy\"?",
         ),
     ] {
-        let spec = dir.path().join("s.toml");
-        std::fs::write(
-            &spec,
-            format!(
-                "name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n\
-                 [schedulers]\neasy = {{ kind = \"easy\" }}\nfcfs = {{ kind = \"fcfs\" }}\n{extra}"
-            ),
-        )
-        .unwrap();
-        campaign()
-            .arg("plan")
-            .arg(&spec)
-            .assert()
-            .code(1)
-            .stderr(predicates::str::contains(message));
+        let text = format!(
+            "name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n\
+             [schedulers]\neasy = {{ kind = \"easy\" }}\nfcfs = {{ kind = \"fcfs\" }}\n{extra}"
+        );
+        plan_refuses(&dir, &text, message);
     }
 }
 
@@ -581,18 +596,9 @@ fn huge_sweeps_are_errors_not_empty_campaigns() {
             "make more than 100000 variants",
         ),
     ] {
-        let spec = dir.path().join("s.toml");
-        std::fs::write(
-            &spec,
-            format!("name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n{extra}"),
-        )
-        .unwrap();
-        campaign()
-            .arg("plan")
-            .arg(&spec)
-            .assert()
-            .code(1)
-            .stderr(predicates::str::contains(message));
+        let text =
+            format!("name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n{extra}");
+        plan_refuses(&dir, &text, message);
     }
 }
 
@@ -763,15 +769,7 @@ fn errors_do_not_echo_input() {
         "passwd",
         format!("{secret}\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"),
     );
-    let spec = dir.path().join("s.toml");
-    std::fs::write(
-        &spec,
-        format!(
-            "name = \"s\"\n[workloads.p]\ntrace = \"{}\"\nnodes = 4\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
-            passwd.display()
-        ),
-    )
-    .unwrap();
+    let spec = fcfs_spec(&dir, "p", &passwd, "nodes = 4\n");
     let out = dir.path().join("out");
     let run = crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
         .assert()
@@ -829,20 +827,9 @@ fn symlinked_outputs_are_replaced_not_followed() {
     let precious = write(&dir, "precious", "keep me");
     let jobs = dir.path().join("jobs.csv");
     std::os::unix::fs::symlink(&precious, &jobs).unwrap();
-    simulate(
-        &crate::common::fixture("lateness4.swf.txt"),
-        &["--jobs-out", jobs.to_str().unwrap()],
-    )
-    .success();
-    let spec = dir.path().join("s.toml");
-    std::fs::write(
-        &spec,
-        format!(
-            "name = \"s\"\n[workloads.l]\ntrace = \"{}\"\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
-            crate::common::fixture("lateness4.swf.txt").display()
-        ),
-    )
-    .unwrap();
+    let lateness4 = crate::common::fixture("lateness4.swf.txt");
+    simulate(&lateness4, &["--jobs-out", jobs.to_str().unwrap()]).success();
+    let spec = fcfs_spec(&dir, "l", &lateness4, "");
     let out = dir.path().join("out");
     std::fs::create_dir_all(&out).unwrap();
     std::os::unix::fs::symlink(&precious, out.join("runs.csv")).unwrap();
@@ -872,15 +859,12 @@ fn symlinked_outputs_are_replaced_not_followed() {
 #[test]
 fn a_node_count_out_of_range_cannot_run() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("s.toml");
-    std::fs::write(
-        &spec,
-        format!(
-            "name = \"s\"\n[workloads.l]\ntrace = \"{}\"\n[platforms]\nbig = {{ nodes = 4294967296 }}\n[schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n",
-            crate::common::fixture("lateness4.swf.txt").display()
-        ),
-    )
-    .unwrap();
+    let spec = fcfs_spec(
+        &dir,
+        "l",
+        &crate::common::fixture("lateness4.swf.txt"),
+        "[platforms]\nbig = { nodes = 4294967296 }\n",
+    );
     let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
     crate::common::spec_command("plan", &spec, &cache, &out)
         .assert()
@@ -901,20 +885,14 @@ fn duplicate_keys_are_named() {
     for (text, message) in [
         (
             "name = \"d\"\n[workloads.w]\ntrace = \"x\"\ntrace = \"y\"\n",
-            "d.toml:4:1: duplicate key `trace`",
+            "s.toml:4:1: duplicate key `trace`",
         ),
         (
             "name = \"d\"\n[schedulers]\nfcfs = { kind = \"fcfs\" }\n[schedulers]\n",
-            "d.toml:4:2: duplicate key `schedulers`",
+            "s.toml:4:2: duplicate key `schedulers`",
         ),
     ] {
-        let spec = write(&dir, "d.toml", text);
-        campaign()
-            .arg("plan")
-            .arg(&spec)
-            .assert()
-            .code(1)
-            .stderr(predicate::str::contains(message));
+        plan_refuses(&dir, text, message);
     }
 }
 

@@ -190,6 +190,26 @@ fn settings() -> Vec<(SchedulerConfig, WalltimePolicy, PlatformChange)> {
     out
 }
 
+/// One setting on `nodes` nodes, with the checker and a time limit of 0.25 s.
+fn options(
+    scheduler: &SchedulerConfig,
+    walltime: WalltimePolicy,
+    change: PlatformChange,
+    nodes: u32,
+) -> RunOptions {
+    RunOptions {
+        change,
+        scheduler: scheduler.clone(),
+        semantics: Semantics {
+            walltime,
+            ..Semantics::default()
+        },
+        check: true,
+        time_limit: Some(std::time::Duration::from_millis(250)),
+        ..RunOptions::on(nodes)
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -218,14 +238,7 @@ proptest! {
             nodes
         };
         for (scheduler, walltime, change) in settings() {
-            let options = RunOptions {
-                change,
-                scheduler: scheduler.clone(),
-                semantics: Semantics { walltime, ..Semantics::default() },
-                check: true,
-                time_limit: Some(std::time::Duration::from_millis(250)),
-                ..RunOptions::on(nodes)
-            };
+            let options = options(&scheduler, walltime, change, nodes);
             // An error is a refusal (or a run stopped at its time limit, see the
             // module's doc): allowed.
             let Ok(result) = run(&workload, &options) else { continue };
@@ -312,16 +325,7 @@ fn unmutated_fixtures_simulate_under_every_setting() {
             continue;
         };
         for (scheduler, walltime, change) in settings() {
-            let options = RunOptions {
-                change,
-                scheduler: scheduler.clone(),
-                semantics: Semantics {
-                    walltime,
-                    ..Semantics::default()
-                },
-                check: true,
-                ..RunOptions::on(nodes)
-            };
+            let options = options(&scheduler, walltime, change, nodes);
             let needs_waits = matches!(scheduler.to_string().as_str(), "recorded");
             match run(&workload, &options) {
                 Ok(r) => {
