@@ -91,6 +91,40 @@ impl Cache {
         self.path(key).is_file()
     }
 
+    /// [`Cache::contains`] of each of `keys`. Many keys are looked up by listing each
+    /// key prefix's directory once (a million lookups of an empty or full cache
+    /// cost a directory walk, not a million `stat`s).
+    pub fn contains_each(&self, keys: &[&str]) -> Vec<bool> {
+        use std::collections::HashSet;
+        if keys.len() < 4096 {
+            return keys.iter().map(|k| self.contains(k)).collect();
+        }
+        let prefixes: HashSet<&str> = keys.iter().map(|k| &k[..2.min(k.len())]).collect();
+        let mut present: HashSet<String> = HashSet::new();
+        for prefix in prefixes {
+            let Ok(dir) = std::fs::read_dir(self.dir.join(prefix)) else {
+                continue;
+            };
+            for e in dir.filter_map(Result::ok) {
+                // What `contains` says: a file, or a link to one.
+                let file = match e.file_type() {
+                    Ok(t) if t.is_symlink() => e.path().is_file(),
+                    Ok(t) => t.is_file(),
+                    Err(_) => false,
+                };
+                let name = e.file_name();
+                // An entry in another key's directory is not found by `contains`.
+                if let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json"))
+                    && file
+                    && key.starts_with(prefix)
+                {
+                    present.insert(key.to_string());
+                }
+            }
+        }
+        keys.iter().map(|k| present.contains(*k)).collect()
+    }
+
     /// The entry of `key`: `Ok(None)` if absent, `Err(Corrupt)` if unusable.
     pub fn get(&self, key: &str) -> Result<Option<RunRecord>, CacheError> {
         let path = self.path(key);
@@ -200,6 +234,48 @@ fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Looking up many keys at once (by listing directories) says what looking up each
+    /// says: an entry file, a link to one; not a directory, a dangling link, a
+    /// temporary file or another key's entry.
+    #[test]
+    fn many_lookups_agree_with_single_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let keys: Vec<String> = (0..5000u32)
+            .map(|i| blake3::hash(&i.to_le_bytes()).to_hex().to_string())
+            .collect();
+        let entry = |i: usize| {
+            let path = cache.path(&keys[i]);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            path
+        };
+        std::fs::write(entry(0), "{}").unwrap();
+        std::fs::write(entry(4999), "{}").unwrap();
+        std::fs::create_dir(entry(1)).unwrap();
+        std::os::unix::fs::symlink(entry(0), entry(2)).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), entry(3)).unwrap();
+        let tmp = entry(4).with_file_name(format!(".{}.json.1-0.tmp", keys[4]));
+        std::fs::write(tmp, "{").unwrap();
+        std::fs::write(
+            entry(5).with_file_name(format!("{}.json", "0".repeat(64))),
+            "{}",
+        )
+        .unwrap();
+        let mut refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let misplaced = "0".repeat(64);
+        refs.push(&misplaced);
+        let many = cache.contains_each(&refs);
+        let single: Vec<bool> = refs.iter().map(|k| cache.contains(k)).collect();
+        assert_eq!(many, single);
+        let found: Vec<usize> = (0..keys.len()).filter(|&i| many[i]).collect();
+        assert_eq!(found, [0, 2, 4999]);
+        // Few keys are looked up one by one.
+        assert_eq!(
+            cache.contains_each(&refs[..6]),
+            [true, false, true, false, false, false]
+        );
+    }
 
     #[test]
     fn entries_read_back_bit_for_bit_and_bad_ones_are_corrupt() {

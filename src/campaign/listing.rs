@@ -7,6 +7,7 @@ use super::Labels;
 use super::cache::Cache;
 use super::runner::{Outcome, PlannedRun};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// What a plan would do with one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -80,28 +81,54 @@ impl<'a> PlanList<'a> {
         force: bool,
     ) -> PlanList<'a> {
         let mut counts = PlanCounts::default();
-        let mut runs = Vec::new();
-        let mut seen = std::collections::HashSet::with_capacity(planned.len());
-        for (p, _) in planned.iter().zip(selected).filter(|(_, s)| **s) {
-            let (status, error) = match &p.description {
-                Err(e) => (PlanStatus::CannotRun, Some(e.as_str())),
-                Ok((_, key)) if !force && cache.contains(key) => (PlanStatus::Cached, None),
-                Ok(_) => (PlanStatus::ToCompute, None),
-            };
+        // Each selected run's distinct key (index into `distinct`), then one lookup each.
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
+        let mut distinct: Vec<&str> = Vec::new();
+        let chosen: Vec<(&PlannedRun, Result<usize, &str>)> = planned
+            .iter()
+            .zip(selected)
+            .filter(|(_, s)| **s)
+            .map(|(p, _)| {
+                let k = match &p.description {
+                    Ok((_, key)) => Ok(*index.entry(key).or_insert_with(|| {
+                        distinct.push(key);
+                        distinct.len() - 1
+                    })),
+                    Err(e) => Err(e.as_str()),
+                };
+                (p, k)
+            })
+            .collect();
+        let cached = if force {
+            vec![false; distinct.len()]
+        } else {
+            cache.contains_each(&distinct)
+        };
+        let mut counted = vec![false; distinct.len()];
+        let mut runs = Vec::with_capacity(chosen.len());
+        for (p, k) in chosen {
             counts.runs += 1;
-            match (status, p.key()) {
-                (PlanStatus::CannotRun, _) | (_, None) => counts.cannot_run += 1,
-                (status, Some(key)) => {
-                    if seen.insert(key) {
+            let (status, error) = match k {
+                Ok(k) => {
+                    let status = if cached[k] {
+                        PlanStatus::Cached
+                    } else {
+                        PlanStatus::ToCompute
+                    };
+                    if !std::mem::replace(&mut counted[k], true) {
                         counts.distinct += 1;
-                        if status == PlanStatus::Cached {
-                            counts.cached += 1;
-                        } else {
-                            counts.to_compute += 1;
+                        match status {
+                            PlanStatus::Cached => counts.cached += 1,
+                            _ => counts.to_compute += 1,
                         }
                     }
+                    (status, None)
                 }
-            }
+                Err(e) => {
+                    counts.cannot_run += 1;
+                    (PlanStatus::CannotRun, Some(e))
+                }
+            };
             runs.push(PlanEntry {
                 labels: &p.labels,
                 key: p.key(),

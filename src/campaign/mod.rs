@@ -15,6 +15,7 @@ pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
 
 use serde::ser::SerializeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Reads, parses and validates the spec at `path`, and expands its grid.
 pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
@@ -59,13 +60,14 @@ pub fn only(spec: &Spec, grid: &Grid, filters: &[String]) -> Result<Vec<bool>, S
 }
 
 /// A run's variant name on each axis, its experiment's and its study's, and its seed.
+/// The names are shared between the runs (see [`LabelNames`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Labels {
     /// The `[[study]]` the run belongs to.
-    pub study: Option<String>,
-    pub experiment: Option<String>,
+    pub study: Option<Arc<str>>,
+    pub experiment: Option<Arc<str>>,
     /// Variant name per axis, in [`Axis::ALL`] order.
-    pub variants: [String; spec::AXIS_COUNT],
+    pub variants: [Arc<str>; spec::AXIS_COUNT],
     /// 0: unshaken.
     pub seed: u64,
 }
@@ -92,7 +94,7 @@ impl serde::Serialize for Labels {
     /// A map: `study`, each label column ([`spec::COLUMNS`]) and `seed`.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(spec::COLUMNS.len() + 2))?;
-        map.serialize_entry("study", &self.study)?;
+        map.serialize_entry("study", &self.study.as_deref())?;
         for axis in spec::COLUMNS {
             map.serialize_entry(axis.name(), &self.get(axis))?;
         }
@@ -101,17 +103,45 @@ impl serde::Serialize for Labels {
     }
 }
 
+/// Every name a run's [`Labels`] can hold, made once per spec so that the labels of a
+/// million runs share them.
+#[derive(Debug, Clone)]
+pub struct LabelNames {
+    /// Per grid part (`[[study]]`), its study name.
+    studies: Vec<Option<Arc<str>>>,
+    experiments: Vec<Arc<str>>,
+    /// Per axis, in [`Axis::ALL`] order, its variants' names.
+    variants: [Vec<Arc<str>>; spec::AXIS_COUNT],
+}
+
+impl LabelNames {
+    pub fn new(spec: &Spec) -> LabelNames {
+        let shared = |names: Vec<&str>| names.into_iter().map(Arc::from).collect::<Vec<_>>();
+        LabelNames {
+            studies: spec
+                .grids
+                .iter()
+                .map(|g| g.study.as_deref().map(Arc::from))
+                .collect(),
+            experiments: shared(spec.variant_names(AxisName::Experiment)),
+            variants: std::array::from_fn(|i| {
+                shared(spec.variant_names(AxisName::Axis(Axis::ALL[i])))
+            }),
+        }
+    }
+}
+
 impl GridRun {
-    pub fn labels(&self, spec: &Spec) -> Labels {
+    /// The run's labels (names from `names`, made for the spec the run is of).
+    pub fn labels(&self, names: &LabelNames) -> Labels {
         Labels {
             study: self
                 .study
-                .and_then(|i| spec.grids.get(i))
-                .and_then(|g| g.study.clone()),
-            experiment: self.experiment.map(|e| spec.experiments[e].0.clone()),
+                .and_then(|i| names.studies.get(i))
+                .and_then(Clone::clone),
+            experiment: self.experiment.map(|e| names.experiments[e].clone()),
             variants: std::array::from_fn(|i| {
-                let a = Axis::ALL[i];
-                spec.variant_names(AxisName::Axis(a))[self.choices[a]].to_string()
+                names.variants[i][self.choices[Axis::ALL[i]]].clone()
             }),
             seed: self.seed,
         }

@@ -9,8 +9,8 @@
 use super::cache::TraceMemo;
 use super::cache::{Cache, CacheError, RunRecord};
 use super::spec::Spec;
-use super::{Grid, GridRun, Labels};
-use crate::run::{RunDescription, SEMANTICS_VERSION};
+use super::{Grid, GridRun, LabelNames, Labels};
+use crate::run::{RunDescription, SEMANTICS_VERSION, SeedKeys};
 use crate::workload::{
     LoadError, LoadedWorkload, Origin, TraceLocator, WorkloadIdentity, WorkloadSource,
 };
@@ -145,31 +145,55 @@ impl PlannedRun {
     }
 }
 
-/// Resolves every run of `grid` on its loaded workload (in parallel: hashing a million
-/// keys is most of planning a million runs), in grid order.
+/// Resolves every run of `grid` on its loaded workload, in grid order.
+///
+/// Runs that differ only in their seed number (a shake variant's seeds, a replay
+/// model's draws) resolve alike but for the seed: each such class is resolved once, and
+/// its keys share the hashing of everything but the seed ([`RunDescription::seed_keys`]),
+/// so planning a million seeds costs little more than listing them.
 pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<PlannedRun> {
-    use rayon::prelude::*;
-    grid.runs
+    use std::collections::HashMap;
+    // A run's request depends on its choices and seed (whether it is 0, and its value),
+    // its workload on the choices and, for a replicated model, the seed.
+    let mut classes: HashMap<(crate::campaign::Choices, bool, u64), usize> = HashMap::new();
+    let mut first_runs: Vec<&GridRun> = Vec::new();
+    let class_of: Vec<usize> = grid
+        .runs
+        .iter()
+        .map(|run| {
+            let replication = if spec.replicated(run) { run.seed } else { 0 };
+            *classes
+                .entry((run.choices, run.seed > 0, replication))
+                .or_insert_with(|| {
+                    first_runs.push(run);
+                    first_runs.len() - 1
+                })
+        })
+        .collect();
+    let resolved: Vec<Result<(RunDescription, SeedKeys), String>> = first_runs
         .par_iter()
         .map(|run| {
             let w = run.choices[crate::campaign::Axis::Workload];
-            let description = workloads
-                .get(run)
-                .as_ref()
-                .map_err(Clone::clone)
-                .and_then(|lw| {
-                    let d = spec
-                        .request(run)
-                        .resolve(lw)
-                        .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
-                    let key = d.key();
-                    Ok((d, key))
-                });
-            PlannedRun {
-                run: *run,
-                labels: run.labels(spec),
-                description,
-            }
+            let lw = workloads.get(run).as_ref().map_err(Clone::clone)?;
+            let d = spec
+                .request(run)
+                .resolve(lw)
+                .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
+            let keys = d.seed_keys();
+            Ok((d, keys))
+        })
+        .collect();
+    let names = LabelNames::new(spec);
+    grid.runs
+        .par_iter()
+        .zip(&class_of)
+        .map(|(run, &class)| PlannedRun {
+            run: *run,
+            labels: run.labels(&names),
+            description: match &resolved[class] {
+                Ok((d, keys)) => Ok((d.clone().with_seed(run.seed), keys.key(run.seed))),
+                Err(e) => Err(e.clone()),
+            },
         })
         .collect()
 }
@@ -342,4 +366,83 @@ pub fn execute(
             Some(outcome)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::TraceLocator;
+    use std::path::Path;
+
+    /// Planning resolves a class of runs once and derives its seeds' descriptions and
+    /// keys; each must be what resolving the run on its own gives: shaken and unshaken
+    /// runs, a replay model that draws, a replicated model workload, a platform that
+    /// cannot exist (4 nodes × 2^31).
+    #[test]
+    fn plan_gives_each_run_its_own_resolution() {
+        let trace = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/lateness4.swf.txt"
+        );
+        let text = format!(
+            r#"
+name = "classes"
+[workloads.l]
+trace = "{trace}"
+[workloads.m]
+model = "jann97"
+jobs = 40
+nodes = 64
+seeds = "1..=3"
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+easy = {{ kind = "easy" }}
+[platforms]
+same = {{}}
+huge = {{ nodes = 2147483648 }}
+[replays]
+rigid = "rigid"
+distribution = "distribution"
+[shakes]
+original = {{}}
+rt = {{ attribute = "runtime", degree = 10, seeds = "1..=4" }}
+[[study]]
+name = "shaken"
+workload = "l"
+[[study]]
+name = "replicated"
+workload = "m"
+shake = "original"
+"#
+        );
+        let spec = crate::campaign::parse(&text, "classes.toml", Path::new(".")).unwrap();
+        let grid = crate::campaign::expand(&spec).unwrap();
+        let workloads = load_workloads(&spec, &TraceLocator::in_dirs([]), Memos::Ignore);
+        let planned = plan(&spec, &grid, &workloads);
+        assert_eq!(planned.len(), grid.runs.len());
+        let names = LabelNames::new(&spec);
+        let (mut ok, mut cannot) = (0, 0);
+        for (p, run) in planned.iter().zip(&grid.runs) {
+            assert_eq!(p.run, *run);
+            assert_eq!(p.labels, run.labels(&names));
+            let alone = spec
+                .request(run)
+                .resolve(workloads.get(run).as_ref().unwrap());
+            match (&p.description, alone) {
+                (Ok((d, key)), Ok(a)) => {
+                    assert_eq!(*key, a.key(), "{:?}", p.labels);
+                    assert_eq!(*d, a);
+                    ok += 1;
+                }
+                (Err(e), Err(a)) => {
+                    assert!(e.ends_with(&a.to_string()), "{e} / {a}");
+                    cannot += 1;
+                }
+                (p, a) => panic!("{:?}: planned {p:?}, alone {a:?}", run),
+            }
+        }
+        // 2 schedulers × 2 platforms × 2 replays × (l unshaken, l's 4 seeds and their
+        // baseline, 3 replications of m); the huge platform cannot exist.
+        assert_eq!((ok, cannot), (36, 36));
+    }
 }

@@ -326,7 +326,7 @@ fn run_table(list: &PlanList<'_>) -> String {
     if list.runs.iter().any(|r| r.labels.study.is_some()) {
         header.push("study".into());
         for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(r.labels.study.clone().unwrap_or_else(|| "-".into()));
+            row.push(r.labels.study.as_deref().unwrap_or("-").to_string());
         }
     }
     for axis in COLUMNS {

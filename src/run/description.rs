@@ -59,13 +59,9 @@ impl RunRequest {
             replay: self.replay.clone(),
             transform: self.transform.clone(),
             shake: self.shake,
-            // A seed that nothing draws from is not part of the run: one run, one key.
-            seed: if self.shake.is_some() || self.replay.get().draws() {
-                self.seed
-            } else {
-                0
-            },
-        })
+            seed: 0,
+        }
+        .with_seed(self.seed))
     }
 }
 
@@ -87,6 +83,30 @@ pub struct RunDescription {
     /// The seed number of the run's shaking and of its replay model's draws; 0 (the
     /// unshaken run) when neither draws.
     pub seed: u64,
+}
+
+/// The keys of one run under many seed numbers (planning a seed sweep): the
+/// canonical encoding up to the seed is hashed once, each key hashes only its seed.
+#[derive(Clone, Debug)]
+pub struct SeedKeys {
+    /// blake3 state after the encoding's bytes before the seed.
+    prefix: blake3::Hasher,
+    draws: bool,
+}
+
+impl SeedKeys {
+    /// The key of the run under seed number `seed`.
+    pub fn key(&self, seed: u64) -> String {
+        use std::io::Write;
+        let seed = if self.draws { seed } else { 0 };
+        let mut tail = [0u8; 24]; // u64::MAX has 20 digits
+        let mut rest = &mut tail[..];
+        let _ = write!(rest, "{seed}}}}}");
+        let len = 24 - rest.len();
+        let mut hash = self.prefix.clone();
+        hash.update(&tail[..len]);
+        hash.finalize().to_hex().to_string()
+    }
 }
 
 /// A simulated run: the workload as simulated (transformed and shaken), the result, and
@@ -117,6 +137,39 @@ impl RunDescription {
     /// The cache key: 64 hex digits.
     pub fn key(&self) -> String {
         blake3::hash(&self.canonical()).to_hex().to_string()
+    }
+
+    /// Whether the run draws random numbers (it is shaken, or its replay model draws),
+    /// so that its seed number is part of it.
+    pub fn draws(&self) -> bool {
+        self.shake.is_some() || self.replay.get().draws()
+    }
+
+    /// The same run under seed number `seed`: what resolving its request with that
+    /// seed gives (a seed that nothing draws from is not part of the run: one run, one
+    /// key). A shaken run's seed must stay ≥ 1.
+    pub fn with_seed(mut self, seed: u64) -> RunDescription {
+        self.seed = if self.draws() { seed } else { 0 };
+        self
+    }
+
+    /// The keys of this run under other seed numbers ([`SeedKeys::key`] of `s` is the
+    /// key of `self.clone().with_seed(s)`), hashing what they share once.
+    pub fn seed_keys(&self) -> SeedKeys {
+        // The seed is the encoding's last value: `…,"seed":N}}`.
+        let mut zero = self.clone();
+        zero.seed = 0;
+        let canonical = zero.canonical();
+        let prefix = canonical
+            .strip_suffix(b"0}}")
+            .filter(|p| p.ends_with(b"\"seed\":"))
+            .expect("the seed is the canonical encoding's last value");
+        let mut prefix_hash = blake3::Hasher::new();
+        prefix_hash.update(prefix);
+        SeedKeys {
+            prefix: prefix_hash,
+            draws: self.draws(),
+        }
     }
 
     /// The seeds of the run's random draws, derived from the workload's identity and
@@ -231,6 +284,33 @@ mod tests {
         assert_eq!(c.key(), b.key());
         // The workload's draws differ too (its estimates do).
         assert_ne!(b.draw_seeds(), description().draw_seeds());
+    }
+
+    /// A seed sweep's keys hash what the runs share once; each is the key of the run
+    /// with its seed, and blake3 of its canonical encoding.
+    #[test]
+    fn seed_keys_are_the_keys_of_the_reseeded_runs() {
+        let shaken = RunDescription {
+            shake: Some(shake()),
+            seed: 1,
+            ..description()
+        };
+        assert!(shaken.draws());
+        let keys = shaken.seed_keys();
+        for seed in [1, 9, 10, 12_345, u64::MAX] {
+            assert_eq!(keys.key(seed), shaken.clone().with_seed(seed).key());
+        }
+        let text = String::from_utf8(shaken.clone().with_seed(77).canonical()).unwrap();
+        assert!(text.ends_with(r#","seed":77}}"#), "{text}");
+        assert_eq!(
+            keys.key(77),
+            blake3::hash(text.as_bytes()).to_hex().as_str()
+        );
+        // Nothing draws: every seed is the one run.
+        let plain = description();
+        assert!(!plain.draws());
+        assert_eq!(plain.seed_keys().key(5), plain.key());
+        assert_eq!(plain.clone().with_seed(5), plain);
     }
 
     fn shake() -> ShakeConfig {

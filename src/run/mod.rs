@@ -10,7 +10,7 @@
 
 mod description;
 
-pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, Simulation};
+pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, Simulation};
 
 use crate::metrics::{
     Lateness, RunSummary, SchedulingMetrics, UserLateness, lateness, lateness_by_user,

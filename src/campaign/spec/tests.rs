@@ -32,7 +32,7 @@ fn runs(text: &str) -> Vec<String> {
     grid.runs
         .iter()
         .map(|r| {
-            let l = r.labels(&spec);
+            let l = r.labels(&crate::campaign::LabelNames::new(&spec));
             format!(
                 "{}/{}/{}/{}/{}",
                 &l[Axis::Workload],
@@ -290,7 +290,7 @@ fn studies_are_a_union_of_grids_and_seeds_repeat_runs() {
         .runs
         .iter()
         .map(|r| {
-            let l = r.labels(&spec);
+            let l = r.labels(&crate::campaign::LabelNames::new(&spec));
             format!(
                 "{}/{}/{}/{}/{}",
                 l.study.as_deref().unwrap(),

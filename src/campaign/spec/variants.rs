@@ -249,12 +249,8 @@ pub(super) fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
 pub(super) fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), SpecError> {
     for axis in Axis::ALL {
         let names = spec.variant_names(AxisName::Axis(*axis));
-        if let Some(dup) = names
-            .iter()
-            .enumerate()
-            .find(|(i, n)| names[..*i].contains(n))
-            .map(|(_, n)| n.to_string())
-        {
+        let mut seen = std::collections::HashSet::with_capacity(names.len());
+        if let Some(dup) = names.into_iter().find(|n| !seen.insert(*n)) {
             return Err(src.error(None, format!("two {axis} variants are named {dup:?}")));
         }
     }
