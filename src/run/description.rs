@@ -112,8 +112,9 @@ impl SeedKeys {
 /// A simulated run: the workload as simulated (transformed and shaken), the result, and
 /// what shaking did.
 #[derive(Debug, Clone)]
-pub struct Simulation {
-    pub workload: Workload,
+pub struct Simulation<'a> {
+    /// The workload itself when the run neither transforms nor shakes it.
+    pub workload: std::borrow::Cow<'a, Workload>,
     pub result: RunResult,
     pub shaken: Option<ShakeReport>,
 }
@@ -189,12 +190,12 @@ impl RunDescription {
 
     /// Transforms and shakes `workload` (the workload this description was resolved
     /// on) and simulates it; checks the schedule's invariants if `check`.
-    pub fn simulate(
+    pub fn simulate<'a>(
         &self,
-        workload: &Workload,
+        workload: &'a Workload,
         check: bool,
         time_limit: Option<std::time::Duration>,
-    ) -> Result<Simulation, RunError> {
+    ) -> Result<Simulation<'a>, RunError> {
         let seeds = self.draw_seeds();
         let (workload, shaken) = perturb(
             workload,

@@ -25,6 +25,7 @@ use crate::sim::{
     JobIdx, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
 };
 use crate::workload::Workload;
+use std::borrow::Cow;
 
 /// How to simulate a workload (after its transforms and shaking): platform, scheduler,
 /// semantics, replay model. Built from a [`RunDescription`] by
@@ -125,15 +126,15 @@ pub struct DrawSeeds {
 /// nodes. Under walltime kill, shaking keeps each job on its side of its requested
 /// time as the changed platform sees them (`change`, `semantics`). Returns the shaking
 /// report when it shook.
-pub fn perturb(
-    workload: &Workload,
+pub fn perturb<'a>(
+    workload: &'a Workload,
     transform: &Transform,
     shake: Option<&ShakeConfig>,
     nodes: u32,
     change: PlatformChange,
     semantics: Semantics,
     seeds: DrawSeeds,
-) -> Result<(Workload, Option<ShakeReport>), RunError> {
+) -> Result<(Cow<'a, Workload>, Option<ShakeReport>), RunError> {
     let transformed = crate::shake::transform(workload, transform, nodes, seeds.transform)?;
     match shake {
         None => Ok((transformed, None)),
@@ -145,7 +146,7 @@ pub fn perturb(
             });
             let limits = Limits { nodes, kill };
             let (shaken, report) = crate::shake::shake(&transformed, config, limits, seeds.shake);
-            Ok((shaken, Some(report)))
+            Ok((Cow::Owned(shaken), Some(report)))
         }
     }
 }

@@ -16,6 +16,7 @@
 use crate::draw::{Stream, derive, unit_of};
 use crate::time::Time;
 use crate::workload::Workload;
+use std::borrow::Cow;
 use serde::Serialize;
 
 /// One job's edit.
@@ -122,15 +123,16 @@ pub fn offered_load(workload: &Workload, nodes: u32) -> Option<f64> {
 
 /// Applies `t` to `workload` on `nodes` nodes (for the offered load), with the draws
 /// of `seed` (badness).
-pub fn transform(
-    workload: &Workload,
+pub fn transform<'a>(
+    workload: &'a Workload,
     t: &Transform,
     nodes: u32,
     seed: u64,
-) -> Result<Workload, TransformError> {
+) -> Result<Cow<'a, Workload>, TransformError> {
     t.validate()?;
     if t.is_empty() {
-        return Ok(workload.clone());
+        // The workload itself: no copy.
+        return Ok(Cow::Borrowed(workload));
     }
     let mut jobs = workload.jobs().to_vec();
     for e in &t.edits {
@@ -158,22 +160,22 @@ pub fn transform(
             }
         };
         let t0 = w.jobs().first().map_or(Time::ZERO, |j| j.submit);
-        let mut jobs = w.jobs().to_vec();
+        let (mut jobs, header) = w.into_parts();
         for j in &mut jobs {
             let offset = (j.submit - t0).millis() as f64 * c;
             j.submit = t0 + Time::from_millis(offset.round() as i64);
         }
-        w = Workload::new(jobs, w.header);
+        w = Workload::new(jobs, header);
     }
     if let Some(f) = t.badness {
         let mut draws = Stream::new(derive("badness", &seed.to_le_bytes()));
-        let mut jobs = w.jobs().to_vec();
+        let (mut jobs, header) = w.into_parts();
         for j in &mut jobs {
             let u = unit_of(draws.next_u64());
             let r = j.runtime.millis() as f64;
             j.requested_time = Time::from_millis((r * (1.0 + f * u)).round() as i64);
         }
-        w = Workload::new(jobs, w.header);
+        w = Workload::new(jobs, header);
     }
-    Ok(w)
+    Ok(Cow::Owned(w))
 }

@@ -121,6 +121,11 @@ impl Workload {
         Workload { jobs, header }
     }
 
+    /// The jobs (sorted) and the header, taken apart.
+    pub fn into_parts(self) -> (Vec<Job>, SwfHeader) {
+        (self.jobs, self.header)
+    }
+
     pub fn jobs(&self) -> &[Job] {
         &self.jobs
     }
