@@ -248,6 +248,18 @@ fn shaking(c: &mut Criterion) {
     group.bench_function("run/easy", |b| {
         b.iter(|| run(black_box(&sdsc), &options).unwrap())
     });
+    // The invariant checker alone, on the records of that run: its share of a run.
+    let records = run(&sdsc, &options).unwrap().output.records;
+    group.bench_function("check/easy", |b| {
+        b.iter(|| {
+            campaign::sched::check(
+                black_box(&records),
+                128,
+                campaign::sched::Promise::ShadowTime,
+                campaign::sim::WalltimePolicy::Kill,
+            )
+        })
+    });
     group.finish();
 }
 

@@ -183,8 +183,14 @@ pub fn check(
 /// Jobs that started later than their shadow time as head, with that shadow time.
 /// `order` is the started jobs in queue order.
 fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a JobRecord, Time)> {
-    let mut by_start: Vec<&JobRecord> = order.to_vec();
-    by_start.sort_by_key(|r| r.start);
+    // Started jobs by (start, queue position): sorting the keys rather than the records
+    // they point to keeps the sort in cache.
+    let mut by_start: Vec<(Time, usize)> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(k, r)| Some((r.start?, k)))
+        .collect();
+    by_start.sort_unstable();
     let mut next_start = 0;
     // Running at the sweep time: estimated ends → sizes, and actual finishes to expire.
     // Keys carry the position in `by_start`, unique even where job ids repeat.
@@ -205,11 +211,9 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
         }
         // Jobs running just after the instant `became_head`: started at or before it,
         // finishing after it.
-        while let Some(s) = by_start
-            .get(next_start)
-            .filter(|s| s.start <= Some(became_head))
-        {
-            let (Some(st), Some(fin)) = (s.start, s.finish) else {
+        while let Some(&(st, k)) = by_start.get(next_start).filter(|s| s.0 <= became_head) {
+            let s = order[k];
+            let Some(fin) = s.finish else {
                 next_start += 1; // cannot happen: `order` holds only jobs with both
                 continue;
             };

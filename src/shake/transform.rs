@@ -16,8 +16,8 @@
 use crate::draw::{Stream, derive, unit_of};
 use crate::time::Time;
 use crate::workload::Workload;
-use std::borrow::Cow;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// One job's edit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
