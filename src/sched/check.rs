@@ -4,8 +4,6 @@
 
 use crate::sim::{JobRecord, JobState, WalltimePolicy};
 use crate::time::Time;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 
 /// One broken invariant, naming the job and the times involved.
@@ -103,35 +101,36 @@ pub fn check(
         }
     }
 
-    // Capacity: sweep over (time, +/-size), ends before starts at equal time. The
-    // `recorded` scheduler replays the trace's start times and ignores capacity.
-    let capacity_checked = promise != Promise::RecordedStarts;
-    let mut deltas: Vec<(Time, i64)> = Vec::with_capacity(records.len() * 2);
-    for r in records.iter().filter(|_| capacity_checked) {
-        if let (Some(s), Some(f)) = (r.start, r.finish) {
-            deltas.push((s, i64::from(r.size)));
-            deltas.push((f, -i64::from(r.size)));
-        }
-    }
-    deltas.sort_unstable();
-    let mut busy = 0i64;
-    for (t, d) in deltas {
-        busy += d;
-        if busy > i64::from(nodes) {
-            bad(
-                -1,
-                format!("{busy} nodes busy at {t} s on a {nodes}-node platform"),
-            );
-            break;
-        }
-    }
-
     // Jobs that ran; a record with a start but no finish was reported above.
     let mut order: Vec<&JobRecord> = records
         .iter()
         .filter(|r| r.start.is_some() && r.finish.is_some())
         .collect();
     order.sort_by_key(|r| r.arrival);
+    let events = Events::of(&order);
+
+    // Capacity: sweep over starts and ends in time order, ends before starts at equal
+    // time (starts by increasing size). The `recorded` scheduler replays the trace's
+    // start times and ignores capacity.
+    if promise != Promise::RecordedStarts {
+        let mut busy = 0i64;
+        let mut next_end = 0;
+        for &(t, size, _) in &events.starts {
+            while let Some(&(_, _, size)) = events.ends.get(next_end).filter(|e| e.0 <= t) {
+                busy -= i64::from(size);
+                next_end += 1;
+            }
+            busy += i64::from(size);
+            if busy > i64::from(nodes) {
+                bad(
+                    -1,
+                    format!("{busy} nodes busy at {t} s on a {nodes}-node platform"),
+                );
+                break;
+            }
+        }
+    }
+
     let kill = walltime == WalltimePolicy::Kill;
     match promise {
         Promise::ArrivalOrder => {
@@ -150,7 +149,7 @@ pub fn check(
             }
         }
         Promise::ShadowTime if kill => {
-            for (job, shadow) in easy_head_violations(&order, nodes) {
+            for (job, shadow) in easy_head_violations(&order, &events, nodes) {
                 bad(
                     job.id,
                     format!(
@@ -180,22 +179,63 @@ pub fn check(
     out
 }
 
+/// The starts and ends of the jobs that ran (`order`), each sorted by time.
+struct Events {
+    /// (start, size, position in `order`), by start, then size.
+    starts: Vec<(Time, u32, usize)>,
+    /// (finish, position in `order`, size), by finish.
+    ends: Vec<(Time, usize, u32)>,
+}
+
+impl Events {
+    fn of(order: &[&JobRecord]) -> Events {
+        // Sorting keys rather than the records they point to keeps the sorts in cache.
+        let mut starts: Vec<(Time, u32, usize)> = Vec::with_capacity(order.len());
+        let mut ends: Vec<(Time, usize, u32)> = Vec::with_capacity(order.len());
+        for (k, r) in order.iter().enumerate() {
+            if let (Some(s), Some(f)) = (r.start, r.finish) {
+                starts.push((s, r.size, k));
+                ends.push((f, k, r.size));
+            }
+        }
+        starts.sort_unstable();
+        ends.sort_unstable();
+        Events { starts, ends }
+    }
+}
+
 /// Jobs that started later than their shadow time as head, with that shadow time.
-/// `order` is the started jobs in queue order.
-fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a JobRecord, Time)> {
-    // Started jobs by (start, queue position): sorting the keys rather than the records
-    // they point to keeps the sort in cache.
-    let mut by_start: Vec<(Time, usize)> = order
+/// `order` is the started jobs in queue order, `events` their starts and ends.
+///
+/// The running jobs at each instant a job became head are kept as their sizes in a
+/// Fenwick tree indexed by estimated-end rank: the shadow time (the estimated end at
+/// which enough nodes would be free) is one prefix-sum search, O(log n) per job.
+fn easy_head_violations<'a>(
+    order: &[&'a JobRecord],
+    events: &Events,
+    nodes: u32,
+) -> Vec<(&'a JobRecord, Time)> {
+    let estimated_end = |k: usize| order[k].start.unwrap_or_default() + order[k].requested;
+    // Every job's rank by estimated end (ties by position).
+    let mut by_estimate: Vec<(Time, usize)> = events
+        .starts
         .iter()
-        .enumerate()
-        .filter_map(|(k, r)| Some((r.start?, k)))
+        .map(|&(_, _, k)| (estimated_end(k), k))
         .collect();
-    by_start.sort_unstable();
-    let mut next_start = 0;
-    // Running at the sweep time: estimated ends → sizes, and actual finishes to expire.
-    // Keys carry the position in `by_start`, unique even where job ids repeat.
-    let mut by_estimate: BTreeMap<(Time, usize), u32> = BTreeMap::new();
-    let mut finishes: BinaryHeap<Reverse<(Time, Time, usize)>> = BinaryHeap::new();
+    by_estimate.sort_unstable();
+    let mut rank = vec![0; order.len()];
+    for (i, &(_, k)) in by_estimate.iter().enumerate() {
+        rank[k] = i;
+    }
+    let mut running = Fenwick::new(by_estimate.len());
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Waiting,
+        Running,
+        Ended,
+    }
+    let mut state = vec![State::Waiting; order.len()];
+    let (mut next_start, mut next_end) = (0, 0);
     // u64: sizes of up to 2^32 − 1 nodes each are summed.
     let mut busy: u64 = 0;
     let mut all_before_started = Time::from_millis(i64::MIN);
@@ -211,35 +251,36 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
         }
         // Jobs running just after the instant `became_head`: started at or before it,
         // finishing after it.
-        while let Some(&(st, k)) = by_start.get(next_start).filter(|s| s.0 <= became_head) {
-            let s = order[k];
-            let Some(fin) = s.finish else {
-                next_start += 1; // cannot happen: `order` holds only jobs with both
-                continue;
-            };
-            by_estimate.insert((st + s.requested, next_start), s.size);
-            finishes.push(Reverse((fin, st + s.requested, next_start)));
-            busy += u64::from(s.size);
+        while let Some(&(_, size, k)) = events.starts.get(next_start).filter(|s| s.0 <= became_head)
+        {
             next_start += 1;
-        }
-        while let Some(&Reverse((fin, est, k))) = finishes.peek() {
-            if fin > became_head {
-                break;
+            // A malformed record (reported above) may end before it starts.
+            if state[k] == State::Waiting {
+                state[k] = State::Running;
+                running.add(rank[k], size, true);
+                busy += u64::from(size);
             }
-            finishes.pop();
-            if let Some(size) = by_estimate.remove(&(est, k)) {
+        }
+        while let Some(&(_, k, size)) = events.ends.get(next_end).filter(|e| e.0 <= became_head) {
+            next_end += 1;
+            if state[k] == State::Running {
+                running.add(rank[k], size, false);
                 busy -= u64::from(size);
             }
+            state[k] = State::Ended;
         }
-        let mut avail = u64::from(nodes).saturating_sub(busy);
-        let mut shadow = became_head;
-        for (&(est, _), &size) in &by_estimate {
-            if avail >= u64::from(r.size) {
-                break;
-            }
-            avail += u64::from(size);
-            shadow = est;
-        }
+        let avail = u64::from(nodes).saturating_sub(busy);
+        let needed = u64::from(r.size);
+        let shadow = if avail >= needed {
+            became_head
+        } else {
+            // The first estimated end by which enough nodes are free; or, if even all
+            // of them are not enough (malformed records), the last.
+            running
+                .first_reaching(needed - avail)
+                .or_else(|| (busy > 0).then(|| running.first_reaching(busy)).flatten())
+                .map_or(became_head, |i| by_estimate[i].0)
+        };
         if start > shadow {
             out.push((*r, shadow));
         }
@@ -247,9 +288,164 @@ fn easy_head_violations<'a>(order: &[&'a JobRecord], nodes: u32) -> Vec<(&'a Job
     out
 }
 
+/// Sums of node counts by position, with the first position whose prefix sum reaches a
+/// target.
+struct Fenwick(Vec<u64>);
+
+impl Fenwick {
+    fn new(n: usize) -> Fenwick {
+        Fenwick(vec![0; n + 1])
+    }
+
+    /// Adds (or takes back) `size` at position `i`.
+    fn add(&mut self, i: usize, size: u32, add: bool) {
+        let mut j = i + 1;
+        while j < self.0.len() {
+            if add {
+                self.0[j] += u64::from(size);
+            } else {
+                self.0[j] -= u64::from(size);
+            }
+            j += j & j.wrapping_neg();
+        }
+    }
+
+    /// The first position whose prefix sum (itself included) is at least `target`
+    /// (`target` ≥ 1); `None` if the total is less.
+    fn first_reaching(&self, target: u64) -> Option<usize> {
+        let n = self.0.len() - 1;
+        let (mut pos, mut rest) = (0, target);
+        let mut step = if n == 0 { 0 } else { 1 << n.ilog2() };
+        while step > 0 {
+            if pos + step <= n && self.0[pos + step] < rest {
+                pos += step;
+                rest -= self.0[pos];
+            }
+            step /= 2;
+        }
+        // `pos` positions have a sum below the target: position `pos` reaches it.
+        (pos < n && rest > 0).then_some(pos)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shadow time straight from its definition: the running jobs at the instant
+    /// the job became head, by estimated end, until enough nodes are free.
+    fn naive_head_violations(order: &[&JobRecord], nodes: u32) -> Vec<(i64, Time)> {
+        let mut out = Vec::new();
+        let mut all_before_started = Time::from_millis(i64::MIN);
+        for r in order {
+            let (Some(start), Some(_)) = (r.start, r.finish) else {
+                continue;
+            };
+            let became_head = r.submit.max(all_before_started);
+            all_before_started = all_before_started.max(start);
+            if start == became_head {
+                continue;
+            }
+            let mut running: Vec<(Time, u32)> = order
+                .iter()
+                .filter(|o| o.start <= Some(became_head) && o.finish > Some(became_head))
+                .filter(|o| o.start <= o.finish)
+                .map(|o| (o.start.unwrap() + o.requested, o.size))
+                .collect();
+            running.sort_unstable();
+            let busy: u64 = running.iter().map(|&(_, s)| u64::from(s)).sum();
+            let mut avail = u64::from(nodes).saturating_sub(busy);
+            let mut shadow = became_head;
+            for (est, size) in running {
+                if avail >= u64::from(r.size) {
+                    break;
+                }
+                avail += u64::from(size);
+                shadow = est;
+            }
+            if start > shadow {
+                out.push((r.id, shadow));
+            }
+        }
+        out
+    }
+
+    /// The sweep finds exactly the violations (and shadow times) of the definition, on
+    /// random schedules that break EASY's promise often.
+    #[test]
+    fn head_sweep_equals_the_definition() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut violations = 0;
+        for _ in 0..300 {
+            let nodes = 1 + next(16) as u32;
+            let count = 1 + next(40) as usize;
+            let records: Vec<JobRecord> = (0..count)
+                .map(|i| {
+                    let submit = Time::from_secs(next(50) as i64);
+                    let start = submit + Time::from_secs(next(30) as i64);
+                    let runtime = Time::from_secs(next(20) as i64);
+                    JobRecord {
+                        id: i as i64,
+                        submit,
+                        start: Some(start),
+                        finish: Some(start + runtime),
+                        size: 1 + next(u64::from(nodes)) as u32,
+                        runtime,
+                        requested: Time::from_secs(next(25) as i64),
+                        state: JobState::Completed,
+                        arrival: i as u64,
+                        promised_start: None,
+                    }
+                })
+                .collect();
+            let order: Vec<&JobRecord> = records.iter().collect();
+            let fast: Vec<(i64, Time)> = easy_head_violations(&order, &Events::of(&order), nodes)
+                .into_iter()
+                .map(|(r, t)| (r.id, t))
+                .collect();
+            assert_eq!(fast, naive_head_violations(&order, nodes), "{records:?}");
+            violations += fast.len();
+        }
+        assert!(violations > 300, "{violations}");
+    }
+
+    /// A record that ends before it starts is a violation, not a panic of the sweeps
+    /// (which take the jobs' starts and ends in time order).
+    #[test]
+    fn finish_before_start_is_a_violation_not_a_panic() {
+        let s = Time::from_secs;
+        let job = |id: i64, submit: i64, start: i64, finish: i64| JobRecord {
+            id,
+            submit: s(submit),
+            start: Some(s(start)),
+            finish: Some(s(finish)),
+            size: 2,
+            runtime: s(10),
+            requested: s(10),
+            state: JobState::Completed,
+            arrival: id as u64,
+            promised_start: None,
+        };
+        // Job 2 "ends" at 5, before job 1 becomes head at 6, and starts at 30, when job
+        // 3 becomes head.
+        let records = [
+            job(0, 0, 0, 10),
+            job(1, 6, 10, 20),
+            job(2, 0, 30, 5),
+            job(3, 0, 40, 50),
+        ];
+        for config in crate::sched::SchedulerConfig::defaults() {
+            let promise = config.get().promise();
+            let v = check(&records, 2, promise, WalltimePolicy::Kill);
+            assert!(v.iter().any(|v| v.job == 2), "{config}: {v:?}");
+        }
+    }
 
     /// Regression: a record with a start but no finish made the EASY sweep panic
     /// (`unreachable!`); it is a violation like any other malformed record.
