@@ -82,26 +82,44 @@ impl RunSummary {
 }
 
 fn queue_length(records: &[JobRecord]) -> Vec<QueueBin> {
-    // (time, +1 submit / −1 start); at one instant the order does not change the
+    // Submissions (+1) and starts (−1) of the jobs that started, each in time order
+    // (submissions usually are already); at one instant the order does not change the
     // time-weighted result.
-    let mut events: Vec<(Time, i8)> = Vec::with_capacity(2 * records.len());
+    let mut submits: Vec<Time> = Vec::with_capacity(records.len());
+    let mut starts: Vec<Time> = Vec::with_capacity(records.len());
     for r in records {
         if let Some(start) = r.start {
-            events.push((r.submit, 1));
-            events.push((start, -1));
+            submits.push(r.submit);
+            starts.push(start);
         }
     }
-    events.sort_unstable_by_key(|e| e.0);
+    if !submits.is_sorted() {
+        submits.sort_unstable();
+    }
+    starts.sort_unstable();
     let mut bins: Vec<f64> = Vec::new();
     let mut q: i64 = 0;
-    let mut i = 0;
-    while i < events.len() {
-        let t = events[i].0;
-        while i < events.len() && events[i].0 == t {
-            q += i64::from(events[i].1);
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let t = match (submits.get(i), starts.get(j)) {
+            (Some(&a), Some(&b)) => a.min(b),
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => break,
+        };
+        while submits.get(i) == Some(&t) {
+            q += 1;
             i += 1;
         }
-        if let Some(&(next, _)) = events.get(i) {
+        while starts.get(j) == Some(&t) {
+            q -= 1;
+            j += 1;
+        }
+        let next = match (submits.get(i), starts.get(j)) {
+            (Some(&a), Some(&b)) => Some(a.min(b)),
+            (a, b) => a.or(b).copied(),
+        };
+        if let Some(next) = next {
             let b = bin(q.max(0) as u64);
             if bins.len() <= b {
                 bins.resize(b + 1, 0.0);
