@@ -37,9 +37,9 @@ impl PlanStatus {
 /// `to_compute` count distinct keys, the others count runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct PlanCounts {
-    /// Runs selected (all the campaign's without `--only`).
+    /// Runs selected (all the campaign's without `--only` or `--shard`).
     pub runs: usize,
-    /// Runs of the campaign left out by `--only`.
+    /// Runs of the campaign left out by `--only` or `--shard`.
     pub not_selected: usize,
     /// Distinct keys among the selected runs.
     pub distinct: usize,

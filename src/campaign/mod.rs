@@ -8,6 +8,7 @@ pub mod columns;
 pub mod grid;
 pub mod listing;
 pub mod runner;
+pub mod shard;
 pub mod spec;
 
 pub use grid::{Grid, GridRun, expand};

@@ -5,6 +5,7 @@ use ::campaign::campaign::listing::{PlanList, RunSummary};
 use ::campaign::campaign::runner::{
     Event, ExecOptions, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads, plan,
 };
+use ::campaign::campaign::shard::Shard;
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
 use ::campaign::report::{
     ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
@@ -29,14 +30,14 @@ static STOP: AtomicBool = AtomicBool::new(false);
 #[derive(Debug, Args)]
 pub(crate) struct SpecArgs {
     /// The campaign spec (TOML).
-    spec: PathBuf,
+    pub(crate) spec: PathBuf,
     /// A directory holding traces (searched first, then the spec's `trace_dir`, then
     /// $CAMPAIGN_TRACE_DIR, then ./traces).
     #[arg(long, value_name = "DIR")]
-    trace_dir: Option<PathBuf>,
+    pub(crate) trace_dir: Option<PathBuf>,
     /// The result cache, shared between campaigns.
     #[arg(long, value_name = "DIR", default_value = "results/cache")]
-    cache: PathBuf,
+    pub(crate) cache: PathBuf,
     /// Where the campaign's outputs go [default: results/NAME].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -231,9 +232,26 @@ pub(crate) struct SelectArgs {
     /// name selects all its expansions. The others are neither computed nor failures.
     #[arg(long, value_name = "FILTER")]
     only: Vec<String>,
+    /// Only shard K of N (1 ≤ K ≤ N) of the (selected) runs: a partition of the
+    /// distinct runs balanced by their estimated cost, the same in every process, so N
+    /// processes sharing a cache compute every run once. A shard writes only cache
+    /// entries (no report; `campaign report` reads them all).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
     /// Recompute the selected runs even if cached, overwriting their cache entries.
     #[arg(long)]
     force: bool,
+}
+
+impl SelectArgs {
+    /// Which planned runs are selected: by `--only`, then `--shard`.
+    fn select(&self, p: &Prepared) -> anyhow::Result<Vec<bool>> {
+        let selected = only(&p.spec, &p.grid, &self.only)?;
+        Ok(match self.shard {
+            Some(shard) => shard.select(&p.planned, &selected, &p.workloads),
+            None => selected,
+        })
+    }
 }
 
 /// How a plan is shown.
@@ -269,13 +287,14 @@ impl PlanArgs {
 /// `campaign plan` (and `campaign run --dry-run`): what a run would do, running nothing.
 /// Exit code 1 if some selected run cannot run.
 fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow::Result<u8> {
+    let prepared = args.prepare(Memos::Ignore)?;
+    let selected = select.select(&prepared)?;
     let Prepared {
         spec,
         grid,
         workloads,
         planned,
-    } = args.prepare(Memos::Ignore)?;
-    let selected = only(&spec, &grid, &select.only)?;
+    } = prepared;
     let cache = Cache::new(&args.cache);
     let list = PlanList::new(&spec.name, &planned, &selected, &cache, select.force);
     let c = list.counts;
@@ -303,7 +322,12 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
         cache.dir().display()
     )?;
     if c.not_selected > 0 {
-        write!(out, "; {} more not selected by --only", c.not_selected)?;
+        let by = if select.shard.is_some() {
+            "--only or --shard"
+        } else {
+            "--only"
+        };
+        write!(out, "; {} more not selected by {by}", c.not_selected)?;
     }
     if select.force && c.to_compute > 0 {
         write!(out, " (--force: cached runs recomputed)")?;
@@ -390,7 +414,7 @@ fn run_table(list: &PlanList<'_>) -> String {
 }
 
 impl SpecArgs {
-    fn out_dir(&self, spec: &Spec) -> PathBuf {
+    pub(crate) fn out_dir(&self, spec: &Spec) -> PathBuf {
         self.out
             .clone()
             .unwrap_or_else(|| Path::new("results").join(&spec.name))
@@ -777,18 +801,22 @@ impl RunArgs {
             return plan_command(&self.spec, &self.select, &show);
         }
         let cache = Cache::new(&self.spec.cache);
+        let prepared = self.spec.prepare(Memos::Remember(&cache))?;
+        let selected = self.select.select(&prepared)?;
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.spec.prepare(Memos::Remember(&cache))?;
-        let selected = only(&spec, &grid, &self.select.only)?;
+        } = prepared;
         // The output directory must be writable before hours of computing, not after.
+        // A shard writes no report.
         let out_dir = self.spec.out_dir(&spec);
-        std::fs::create_dir_all(&out_dir)
-            .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
-            .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
+        if self.select.shard.is_none() {
+            std::fs::create_dir_all(&out_dir)
+                .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
+                .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
+        }
         // Temporary files of writers killed more than an hour ago.
         let swept = cache.sweep_stale(Duration::from_secs(3600));
         if swept > 0 {
@@ -805,7 +833,9 @@ impl RunArgs {
             .filter(|(_, s)| **s)
             .map(|(p, _)| p.clone())
             .collect();
-        if chosen.len() < planned.len() {
+        if let Some(shard) = self.select.shard {
+            eprintln!("shard {shard}: {} of {} runs", chosen.len(), planned.len());
+        } else if chosen.len() < planned.len() {
             eprintln!(
                 "--only: {} of {} runs selected",
                 chosen.len(),
@@ -854,6 +884,10 @@ impl RunArgs {
                 .context("--summary-json")?;
         }
 
+        if self.select.shard.is_some() {
+            return Ok(self.failures(&planned, &outcomes, counts));
+        }
+
         // The report covers the whole campaign: the runs --only left out come from the
         // cache, or are reported as not run.
         let mut reported = outcomes.clone();
@@ -875,9 +909,20 @@ impl RunArgs {
         }
         print_stdout(&report(&spec, &planned, &reported, &out_dir)?)?;
 
+        Ok(self.failures(&planned, &outcomes, counts))
+    }
+
+    /// Reports the failed runs (one message per distinct cause) and what was not run;
+    /// the exit code.
+    fn failures(
+        &self,
+        planned: &[PlannedRun],
+        outcomes: &[Option<Outcome>],
+        counts: ::campaign::campaign::listing::RunCounts,
+    ) -> u8 {
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()
-            .zip(&outcomes)
+            .zip(outcomes)
             .filter_map(|(p, o)| match o {
                 Some(Outcome::Failed(e)) => Some((p, e.as_str())),
                 _ => None,
@@ -923,17 +968,17 @@ impl RunArgs {
                      (finished runs are cached)",
                     counts.not_run
                 );
-                return Ok(EXIT_ERROR);
+                return EXIT_ERROR;
             }
             eprintln!(
                 "interrupted: {} of {} runs not started (finished runs are cached)",
                 counts.not_run, counts.total
             );
-            return Ok(EXIT_INTERRUPTED);
+            return EXIT_INTERRUPTED;
         }
         if counts.failed > 0 {
-            return Ok(EXIT_ERROR);
+            return EXIT_ERROR;
         }
-        Ok(EXIT_OK)
+        EXIT_OK
     }
 }

@@ -288,6 +288,7 @@ fn spec_seeds() -> Vec<String> {
         "shaking2007.toml",
         "zakay2013.toml",
         "models.toml",
+        "load-sweep.toml",
     ] {
         texts.push(std::fs::read_to_string(root.join("campaigns").join(name)).unwrap());
     }

@@ -16,6 +16,7 @@ mod replay_hand;
 mod run_options;
 mod schedules;
 mod shaking;
+mod shards;
 mod traces;
 mod user_model_properties;
 mod user_models;
