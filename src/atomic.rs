@@ -1,9 +1,9 @@
 //! Files that appear whole or not at all: [`write_new`].
 //!
 //! A file is written under a temporary name in its final directory
-//! (`.NAME.PID-N.tmp`, created exclusively: an existing file or symlink of that name is
-//! never opened, and a name taken by another writer, here or on another host sharing
-//! the directory, moves on to the next), synced, and renamed over NAME. The rename
+//! (`.NAME.HOST-PID-N.tmp`, created exclusively: an existing file or symlink of that
+//! name is never opened, and a name taken by another writer, here or on another host
+//! sharing the directory, moves on to the next), synced, and renamed over NAME. The rename
 //! replaces whatever NAME was, a symlink included, without following it. The temporary
 //! file is created like any new file, so its mode follows the umask (other users of a
 //! shared directory can read it). On an error the temporary file is removed and NAME
@@ -40,6 +40,23 @@ pub fn write_new(
 /// Temporary files created by this process so far (the N of their names).
 static WRITES: AtomicU64 = AtomicU64::new(0);
 
+/// `HOST-PID`: who writes a temporary file, so that writers on hosts sharing a
+/// directory do not even try the same names. The host name is Linux's (letters, digits
+/// and `-` of it, at most 32), or `host`.
+fn writer() -> &'static str {
+    static WRITER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    WRITER.get_or_init(|| {
+        let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+            .take(32)
+            .collect();
+        let host = if host.is_empty() { "host".into() } else { host };
+        format!("{host}-{}", std::process::id())
+    })
+}
+
 /// A new file beside `path` under a name no one else holds.
 fn create_temporary(path: &Path) -> io::Result<(PathBuf, File)> {
     let dir = match path.parent() {
@@ -52,7 +69,7 @@ fn create_temporary(path: &Path) -> io::Result<(PathBuf, File)> {
     loop {
         let tmp = dir.join(format!(
             ".{name}.{}-{}{TEMP_SUFFIX}",
-            std::process::id(),
+            writer(),
             WRITES.fetch_add(1, Ordering::Relaxed)
         ));
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
@@ -105,9 +122,7 @@ mod tests {
         // take some of them: plant more than they can).
         let next = WRITES.load(Ordering::Relaxed);
         for n in next..next + 200 {
-            let taken = dir
-                .path()
-                .join(format!(".x.{}-{n}.tmp", std::process::id()));
+            let taken = dir.path().join(format!(".x.{}-{n}.tmp", writer()));
             std::fs::write(taken, "other writer").unwrap();
         }
         write_new(&path, |w| w.write_all(b"mine")).unwrap();

@@ -7,6 +7,7 @@ mod model;
 mod output;
 mod sessions;
 mod simulate;
+mod slurm;
 mod trace;
 
 use ::campaign::Choice;
@@ -54,6 +55,9 @@ enum Command {
     /// Write a campaign's outputs from the cache alone, running nothing (always the
     /// whole campaign).
     Report(campaign::SpecArgs),
+    /// Write (and with --submit, submit) a campaign as a Slurm job array of shards over
+    /// a shared cache, with a report job after it.
+    Slurm(Box<slurm::SlurmArgs>),
     /// Simulate one workload trace on one platform under one scheduler.
     Simulate(Box<simulate::SimulateArgs>),
     /// Cut each user's jobs into sessions and print the session graphs' statistics.
@@ -102,6 +106,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Plan(args) => args.run(),
         Command::Run(args) => args.run(),
         Command::Report(args) => args.report(),
+        Command::Slurm(args) => args.run(),
         Command::Simulate(args) => args.run(),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),

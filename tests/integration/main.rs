@@ -17,6 +17,7 @@ mod run_options;
 mod schedules;
 mod shaking;
 mod shards;
+mod slurm;
 mod traces;
 mod user_model_properties;
 mod user_models;
