@@ -64,6 +64,16 @@ pub enum CacheError {
     },
 }
 
+/// Why a run failed, kept in the cache apart from the results (`DIR/failed/KEY.json`) so
+/// that `campaign status` can list failures, also those of other processes (the shards
+/// of a cluster). Never read as a result; removed when the run succeeds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureRecord {
+    pub key: String,
+    pub semantics_version: u32,
+    pub error: String,
+}
+
 /// A cache directory.
 #[derive(Clone, Debug)]
 pub struct Cache {
@@ -158,6 +168,34 @@ impl Cache {
     /// Stores `record` under its key, atomically.
     pub fn put(&self, record: &RunRecord) -> Result<(), CacheError> {
         write_atomically(&self.path(&record.key), record)
+    }
+
+    fn failure_path(&self, key: &str) -> PathBuf {
+        self.dir.join("failed").join(format!("{key}.json"))
+    }
+
+    /// Records why the run of `key` failed (this semantics version).
+    pub fn put_failure(&self, key: &str, error: &str) -> Result<(), CacheError> {
+        let record = FailureRecord {
+            key: key.to_string(),
+            semantics_version: SEMANTICS_VERSION,
+            error: error.to_string(),
+        };
+        write_atomically(&self.failure_path(key), &record)
+    }
+
+    /// Why the run of `key` last failed under this semantics version, if it did and
+    /// the record reads.
+    pub fn failure(&self, key: &str) -> Option<FailureRecord> {
+        let text = std::fs::read_to_string(self.failure_path(key)).ok()?;
+        serde_json::from_str::<FailureRecord>(&text)
+            .ok()
+            .filter(|f| f.key == key && f.semantics_version == SEMANTICS_VERSION)
+    }
+
+    /// Forgets a failure of `key` (its run has a result now).
+    pub fn forget_failure(&self, key: &str) {
+        let _ = std::fs::remove_file(self.failure_path(key));
     }
 
     /// Removes the temporary files (`.*.tmp`) that writers killed midway left in the

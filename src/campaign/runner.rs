@@ -321,7 +321,7 @@ pub fn execute(
                                     on_event(Event::Warning(e.to_string()));
                                 }
                                 let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
-                                match lw
+                                let outcome = match lw
                                     .and_then(|lw| compute(description, key, lw, exec.time_limit))
                                 {
                                     Ok(record) => match cache.put(&record) {
@@ -329,7 +329,16 @@ pub fn execute(
                                         Err(e) => Outcome::Failed(e.to_string()),
                                     },
                                     Err(e) => Outcome::Failed(e),
+                                };
+                                // Failures are kept for `campaign status`; a result
+                                // replaces them. Not being able to keep one fails nothing.
+                                match &outcome {
+                                    Outcome::Failed(e) => {
+                                        let _ = cache.put_failure(key, e);
+                                    }
+                                    _ => cache.forget_failure(key),
                                 }
+                                outcome
                             }
                         }
                     }

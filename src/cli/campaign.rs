@@ -982,3 +982,221 @@ impl RunArgs {
         EXIT_OK
     }
 }
+
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+    /// Only the runs matching FILTER (as `campaign run --only`).
+    #[arg(long, value_name = "FILTER")]
+    only: Vec<String>,
+    /// Also count per shard of N (as `campaign run --shard K/N` splits the runs).
+    #[arg(long, value_name = "N")]
+    shards: Option<usize>,
+}
+
+/// A distinct run's state in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Cached,
+    Failed,
+    Missing,
+}
+
+impl StatusArgs {
+    /// `campaign status`: how many distinct runs are cached, failed (with their errors)
+    /// and missing, in all and per shard; exit code 0 only when every run is cached.
+    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        use std::collections::HashMap;
+        if self.shards == Some(0) {
+            anyhow::bail!("--shards must be at least 1");
+        }
+        let cache = Cache::new(&self.spec.cache);
+        let prepared = self.spec.prepare(Memos::Recall(&cache))?;
+        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
+        let Prepared {
+            spec,
+            workloads,
+            planned,
+            ..
+        } = &prepared;
+        // Distinct keys of the selected runs, in plan order; runs that cannot run.
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut keys: Vec<&str> = Vec::new();
+        let mut cannot_run: Vec<&PlannedRun> = Vec::new();
+        for (p, _) in planned.iter().zip(&selected).filter(|(_, s)| **s) {
+            match p.key() {
+                Some(k) => {
+                    index.entry(k).or_insert_with(|| {
+                        keys.push(k);
+                        keys.len() - 1
+                    });
+                }
+                None => cannot_run.push(p),
+            }
+        }
+        let cached = cache.contains_each(&keys);
+        let mut errors: Vec<(String, usize)> = Vec::new();
+        let states: Vec<State> = keys
+            .iter()
+            .zip(&cached)
+            .map(|(k, &c)| {
+                if c {
+                    return State::Cached;
+                }
+                match cache.failure(k) {
+                    Some(f) => {
+                        match errors.iter_mut().find(|(e, _)| *e == f.error) {
+                            Some((_, n)) => *n += 1,
+                            None => errors.push((f.error, 1)),
+                        }
+                        State::Failed
+                    }
+                    None => State::Missing,
+                }
+            })
+            .collect();
+        let count = |of: &mut dyn Iterator<Item = State>| {
+            let mut c = [0usize; 3];
+            for s in of {
+                c[s as usize] += 1;
+            }
+            c
+        };
+        let [done, failed, missing] = count(&mut states.iter().copied());
+        let mut out = String::new();
+        writeln!(
+            out,
+            "campaign   {} ({}; cache {})",
+            spec.name,
+            self.spec.spec.display(),
+            cache.dir().display()
+        )?;
+        writeln!(
+            out,
+            "runs       {} distinct: {done} cached, {failed} failed, {missing} missing; {} \
+             cannot run",
+            keys.len(),
+            cannot_run.len()
+        )?;
+        if let Some(n) = self.shards {
+            for k in 1..=n {
+                let shard = Shard { index: k, count: n };
+                let mine = shard.select(planned, &selected, workloads);
+                let mut in_shard = vec![false; keys.len()];
+                for (p, _) in planned.iter().zip(&mine).filter(|(_, m)| **m) {
+                    if let Some(i) = p.key().and_then(|key| index.get(key)) {
+                        in_shard[*i] = true;
+                    }
+                }
+                let c = count(
+                    &mut states
+                        .iter()
+                        .zip(&in_shard)
+                        .filter(|(_, m)| **m)
+                        .map(|(s, _)| *s),
+                );
+                writeln!(
+                    out,
+                    "shard {shard:<5}{:>6} distinct: {} cached, {} failed, {} missing",
+                    in_shard.iter().filter(|m| **m).count(),
+                    c[0],
+                    c[1],
+                    c[2]
+                )?;
+            }
+        }
+        const SHOWN: usize = 10;
+        for (error, n) in errors.iter().take(SHOWN) {
+            let first = error.lines().next().unwrap_or_default();
+            writeln!(
+                out,
+                "failed ({n} run{}): {first}",
+                if *n == 1 { "" } else { "s" }
+            )?;
+        }
+        if errors.len() > SHOWN {
+            writeln!(out, "failed: … and {} more errors", errors.len() - SHOWN)?;
+        }
+        for p in cannot_run.iter().take(3) {
+            if let Err(e) = &p.description {
+                writeln!(out, "cannot run: {}", e.lines().next().unwrap_or_default())?;
+            }
+        }
+        let complete = failed == 0 && missing == 0 && cannot_run.is_empty();
+        writeln!(out, "{}", if complete { "complete" } else { "incomplete" })?;
+        print_stdout(&out)?;
+        Ok(if complete { EXIT_OK } else { EXIT_ERROR })
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExplainArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+    /// Only the runs matching FILTER (as `campaign run --only`).
+    #[arg(long, value_name = "FILTER")]
+    only: Vec<String>,
+    /// Explain at most N runs.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    limit: usize,
+}
+
+impl ExplainArgs {
+    /// `campaign explain`: for each selected run, its labels, the canonical encoding of
+    /// its resolved description (the bytes whose blake3 is its key), the key, and
+    /// whether the cache has it.
+    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+        let cache = Cache::new(&self.spec.cache);
+        let prepared = self.spec.prepare(Memos::Recall(&cache))?;
+        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
+        let chosen: Vec<&PlannedRun> = prepared
+            .planned
+            .iter()
+            .zip(&selected)
+            .filter(|(_, s)| **s)
+            .map(|(p, _)| p)
+            .collect();
+        let mut out = String::new();
+        for p in chosen.iter().take(self.limit) {
+            let l = &p.labels;
+            let mut labels: Vec<String> = Vec::new();
+            if let Some(s) = &l.study {
+                labels.push(format!("study={s}"));
+            }
+            for axis in ::campaign::campaign::spec::COLUMNS {
+                if let Some(v) = l.get(axis) {
+                    labels.push(format!("{}={v}", axis.name()));
+                }
+            }
+            labels.push(format!("seed={}", l.seed));
+            writeln!(out, "run        {}", labels.join(" "))?;
+            match &p.description {
+                Err(e) => writeln!(out, "cannot run {}", e.lines().next().unwrap_or_default())?,
+                Ok((d, key)) => {
+                    let canonical = String::from_utf8_lossy(&d.canonical()).into_owned();
+                    writeln!(out, "encoding   {canonical}")?;
+                    writeln!(out, "key        blake3(encoding) = {key}")?;
+                    let state = if cache.contains(key) {
+                        format!("cached ({})", cache.path(key).display())
+                    } else if let Some(f) = cache.failure(key) {
+                        format!("failed: {}", f.error.lines().next().unwrap_or_default())
+                    } else {
+                        "not cached".to_string()
+                    };
+                    writeln!(out, "cache      {state}")?;
+                }
+            }
+            out.push('\n');
+        }
+        if chosen.len() > self.limit {
+            writeln!(
+                out,
+                "… and {} more runs (--limit, or --only to choose)",
+                chosen.len() - self.limit
+            )?;
+        }
+        print_stdout(&out)?;
+        Ok(EXIT_OK)
+    }
+}

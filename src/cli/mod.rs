@@ -55,6 +55,12 @@ enum Command {
     /// Write a campaign's outputs from the cache alone, running nothing (always the
     /// whole campaign).
     Report(campaign::SpecArgs),
+    /// How many of a campaign's runs are cached, failed (with why) and missing, in all
+    /// and per shard; exit code 0 only when all are cached.
+    Status(campaign::StatusArgs),
+    /// For the selected runs: the resolved parameters as encoded for the cache key, the
+    /// key, and whether the cache has the run.
+    Explain(campaign::ExplainArgs),
     /// Write (and with --submit, submit) a campaign as a Slurm job array of shards over
     /// a shared cache, with a report job after it.
     Slurm(Box<slurm::SlurmArgs>),
@@ -106,6 +112,8 @@ pub(crate) fn main() -> ExitCode {
         Command::Plan(args) => args.run(),
         Command::Run(args) => args.run(),
         Command::Report(args) => args.report(),
+        Command::Status(args) => args.run(),
+        Command::Explain(args) => args.run(),
         Command::Slurm(args) => args.run(),
         Command::Simulate(args) => args.run(),
         Command::Sessions(args) => args.run(),

@@ -592,10 +592,12 @@ fn a_run_over_its_time_limit_fails_alone() {
     let entries: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()
         .map(|shard| shard.unwrap())
-        .filter(|shard| shard.file_name() != "traces")
+        .filter(|shard| shard.file_name() != "traces" && shard.file_name() != "failed")
         .flat_map(|shard| std::fs::read_dir(shard.path()).unwrap())
         .collect();
     assert_eq!(entries.len(), 1, "only the finished run is cached");
+    // The failure is kept apart, for `campaign status`.
+    assert_eq!(std::fs::read_dir(cache.join("failed")).unwrap().count(), 1);
 }
 
 /// Ctrl-C (SIGINT) stops dispatching: the runs under way finish and stay cached, the

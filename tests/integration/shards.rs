@@ -7,11 +7,12 @@ use crate::common::{campaign, fixture, spec_command};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// 2 workloads × 2 schedulers × (unshaken + 10 shaken seeds and their baseline) = 48
-/// runs; the unshaken run and the baseline share a key: 44 distinct.
-fn spec(dir: &Path) -> PathBuf {
+/// A campaign `name` in `dir`: 2 workloads × 2 schedulers × (unshaken + 10 shaken seeds
+/// and their baseline) = 48 runs; the unshaken run and the baseline share a key: 44
+/// distinct.
+pub(crate) fn spec_named(dir: &Path, name: &str) -> PathBuf {
     let text = format!(
-        r#"name = "sharded"
+        r#"name = "{name}"
 [workloads.fig1]
 trace = "{}"
 [workloads.late4]
@@ -26,9 +27,13 @@ rt = {{ attribute = "runtime", degree = 30, seeds = "1..=10" }}
         fixture("fig1_sessions.swf.txt").display(),
         fixture("lateness4.swf.txt").display()
     );
-    let path = dir.join("sharded.toml");
+    let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, text).unwrap();
     path
+}
+
+fn spec(dir: &Path) -> PathBuf {
+    spec_named(dir, "sharded")
 }
 
 fn json(path: &Path) -> serde_json::Value {
@@ -118,4 +123,148 @@ fn a_shard_that_is_not_one_is_refused() {
             .code(2)
             .stderr(predicates::str::contains("1 ≤ K ≤ N"));
     }
+}
+
+/// `campaign status`: cached, failed (with the error, from the failure entries the
+/// shards left in the cache) and missing runs, per shard; exit 0 only when complete.
+/// KTH-SP2 × FCFS and EASY × (baseline + 2 runtime shakes): 6 distinct runs. Shards by
+/// hand (costs: EASY 2 × jobs, FCFS 1 × jobs; costliest first, to the least loaded,
+/// ties to shard 1): EASY → 1, EASY → 2, EASY → 1, FCFS → 2, FCFS → 2, FCFS → 1: 3 runs
+/// each.
+#[test]
+fn status_counts_cached_failed_and_missing_runs_per_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let spec = d.join("kth.toml");
+    std::fs::write(
+        &spec,
+        "name = \"kth\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n[schedulers]\n\
+         fcfs = { kind = \"fcfs\" }\neasy = { kind = \"easy\" }\n[shakes]\n\
+         rt = { attribute = \"runtime\", degree = 30, seeds = \"1..=2\" }\n",
+    )
+    .unwrap();
+    let cache = d.join("cache");
+    let status = || {
+        let out = campaign()
+            .arg("status")
+            .arg(&spec)
+            .arg("--cache")
+            .arg(&cache)
+            .args(["--shards", "2"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, text) = status();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("6 distinct: 0 cached, 0 failed, 6 missing"),
+        "{text}"
+    );
+    let shard = |k: &str, args: &[&str]| {
+        campaign()
+            .arg("run")
+            .arg(&spec)
+            .arg("--cache")
+            .arg(&cache)
+            .arg("--out")
+            .arg(d.join("out"))
+            .args(["--shard", k])
+            .args(args)
+            .assert()
+    };
+    shard("1/2", &[]).success();
+    // Shard 2 gives up every run after a microsecond of computing.
+    shard("2/2", &["--timeout", "0.000001"]).code(1);
+    let (code, text) = status();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("6 distinct: 3 cached, 3 failed, 0 missing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shard 1/2     3 distinct: 3 cached, 0 failed, 0 missing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shard 2/2     3 distinct: 0 cached, 3 failed, 0 missing"),
+        "{text}"
+    );
+    assert!(text.contains("the run's time limit"), "{text}");
+    assert!(text.ends_with("incomplete\n"), "{text}");
+    // Re-run: the results replace the failures.
+    shard("2/2", &[]).success();
+    let (code, text) = status();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("6 distinct: 6 cached, 0 failed, 0 missing"),
+        "{text}"
+    );
+    assert!(text.ends_with("complete\n"), "{text}");
+    assert_eq!(std::fs::read_dir(cache.join("failed")).unwrap().count(), 0);
+}
+
+/// `campaign explain`: the key it shows is blake3 of the encoding it shows (hashed here,
+/// independently of the tool), that encoding names the resolved parameters, and the key
+/// is the one `runs.csv` gives the run; the cache state follows the runs.
+#[test]
+fn explain_shows_the_encoding_the_key_hashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let spec = spec(d);
+    let cache = d.join("cache");
+    let explain = || {
+        let out = campaign()
+            .arg("explain")
+            .arg(&spec)
+            .arg("--cache")
+            .arg(&cache)
+            .args([
+                "--only",
+                "workload=late4,scheduler=easy,shake=rt",
+                "--limit",
+                "2",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = explain();
+    let field = |block: &str, name: &str| -> String {
+        block
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {block}"))
+            .trim()
+            .to_string()
+    };
+    let blocks: Vec<&str> = text
+        .split("\n\n")
+        .filter(|b| b.starts_with("run"))
+        .collect();
+    assert_eq!(blocks.len(), 2, "{text}");
+    // 11 runs match (the baseline and 10 seeds): 9 more than shown.
+    assert!(text.contains("… and 9 more runs"), "{text}");
+    let first = blocks[0];
+    assert!(field(first, "run").contains("scheduler=easy"), "{first}");
+    let encoding = field(first, "encoding");
+    let key = field(first, "key").replace("blake3(encoding) = ", "");
+    assert_eq!(key, blake3::hash(encoding.as_bytes()).to_hex().as_str());
+    assert!(
+        encoding.starts_with("{\"semantics_version\":"),
+        "{encoding}"
+    );
+    assert!(encoding.contains("\"kind\":\"easy\""), "{encoding}");
+    assert_eq!(field(first, "cache"), "not cached");
+    spec_command("run", &spec, &cache, &d.join("out"))
+        .assert()
+        .success();
+    let (header, rows) = crate::common::read_csv(&d.join("out/runs.csv"));
+    let k = crate::common::column(&header, "key");
+    assert!(rows.iter().any(|r| r[k] == key), "{key} not in runs.csv");
+    assert!(field(explain().split("\n\n").next().unwrap(), "cache").starts_with("cached ("));
 }

@@ -4,36 +4,13 @@
 //! `.ci/run` says they were skipped and why). With `CAMPAIGN_SLURM=1` they never skip:
 //! a cluster that does not take the jobs fails them.
 
-use crate::common::{campaign, fixture, spec_command};
+use crate::common::{campaign, spec_command};
+use crate::shards::spec_named;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn slurm_present() -> bool {
     std::env::var("CAMPAIGN_SLURM").is_ok_and(|v| v == "1")
-}
-
-/// 2 workloads × 2 schedulers × (unshaken + 10 shaken seeds and their baseline) = 48
-/// runs.
-fn spec(dir: &Path) -> PathBuf {
-    let text = format!(
-        r#"name = "onslurm"
-[workloads.fig1]
-trace = "{}"
-[workloads.late4]
-trace = "{}"
-[schedulers]
-fcfs = {{ kind = "fcfs" }}
-easy = {{ kind = "easy" }}
-[shakes]
-original = {{}}
-rt = {{ attribute = "runtime", degree = 30, seeds = "1..=10" }}
-"#,
-        fixture("fig1_sessions.swf.txt").display(),
-        fixture("lateness4.swf.txt").display()
-    );
-    let path = dir.join("onslurm.toml");
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 /// `sbatch ARGS`, checked; its stdout.
@@ -65,12 +42,23 @@ fn local_runs_csv(spec: &Path, dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join("local-out/runs.csv")).unwrap()
 }
 
-/// `campaign slurm SPEC --shards 4` into `dir/slurm`; the cache and outputs in `dir`.
-fn write_scripts(spec: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+/// The 48-run campaign in `dir`, the runs.csv of a local unsharded run of it, and its
+/// Slurm scripts from `campaign slurm SPEC --shards 4` (into `dir/slurm`; the cache and
+/// outputs in `dir`).
+struct Setup {
+    spec: PathBuf,
+    local: Vec<u8>,
+    shards: PathBuf,
+    report: PathBuf,
+}
+
+fn setup(dir: &Path) -> Setup {
+    let spec = spec_named(dir, "onslurm");
+    let local = local_runs_csv(&spec, dir);
     let scripts = dir.join("slurm");
     campaign()
         .arg("slurm")
-        .arg(spec)
+        .arg(&spec)
         .arg("--cache")
         .arg(dir.join("cache"))
         .arg("--out")
@@ -80,7 +68,12 @@ fn write_scripts(spec: &Path, dir: &Path) -> (PathBuf, PathBuf) {
         .args(["--shards", "4", "--cpus-per-task", "1", "--time", "10"])
         .assert()
         .success();
-    (scripts.join("shards.sbatch"), scripts.join("report.sbatch"))
+    Setup {
+        spec,
+        local,
+        shards: scripts.join("shards.sbatch"),
+        report: scripts.join("report.sbatch"),
+    }
 }
 
 #[test]
@@ -90,9 +83,12 @@ fn a_job_array_of_shards_gives_the_local_results() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let spec = spec(d);
-    let local = local_runs_csv(&spec, d);
-    let (shards, report) = write_scripts(&spec, d);
+    let Setup {
+        local,
+        shards,
+        report,
+        ..
+    } = setup(d);
     let text = std::fs::read_to_string(&shards).unwrap();
     assert!(text.contains("#SBATCH --array=1-4\n"), "{text}");
     assert!(
@@ -124,9 +120,12 @@ fn resubmitting_a_cancelled_task_completes_the_campaign() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let spec = spec(d);
-    let local = local_runs_csv(&spec, d);
-    let (shards, report) = write_scripts(&spec, d);
+    let Setup {
+        spec,
+        local,
+        shards,
+        report,
+    } = setup(d);
     let array = sbatch(&["--parsable", "--hold"], &shards);
     let array = array.split(';').next().unwrap().to_string();
     let cancel = Command::new("scancel")
