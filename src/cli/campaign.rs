@@ -1079,7 +1079,21 @@ impl StatusArgs {
             keys.len(),
             cannot_run.len()
         )?;
-        if let Some(n) = self.shards {
+        // The partition weighs runs by their workloads' job counts, which a trace known
+        // only from the cache's memos does not give.
+        let recalled = workloads.variants().flatten().any(|(_, w)| {
+            w.as_ref()
+                .is_ok_and(|w| matches!(w.origin, ::campaign::workload::Origin::Remembered { .. }))
+        });
+        if self.shards.is_some() && recalled {
+            writeln!(
+                out,
+                "shards     not counted: a trace is not found (its runs are keyed from the \
+                 cache's memos), and the shards' partition weighs the traces' job counts; \
+                 give --trace-dir"
+            )?;
+        }
+        if let Some(n) = self.shards.filter(|_| !recalled) {
             for k in 1..=n {
                 let shard = Shard { index: k, count: n };
                 let mine = shard.select(planned, &selected, workloads);

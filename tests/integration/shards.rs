@@ -205,6 +205,25 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     );
     assert!(text.ends_with("complete\n"), "{text}");
     assert_eq!(std::fs::read_dir(cache.join("failed")).unwrap().count(), 0);
+    // Without the trace the runs are still counted (keyed from the cache's memos), but
+    // not per shard: the partition weighs the trace's job count.
+    let out = campaign()
+        .env("CAMPAIGN_TRACE_DIR", d.join("nowhere"))
+        .arg("status")
+        .arg(&spec)
+        .arg("--cache")
+        .arg(&cache)
+        .args(["--shards", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("6 distinct: 6 cached, 0 failed, 0 missing"),
+        "{text}"
+    );
+    assert!(text.contains("shards     not counted"), "{text}");
+    assert!(!text.contains("shard 1/2"), "{text}");
 }
 
 /// `campaign explain`: the key it shows is blake3 of the encoding it shows (hashed here,
