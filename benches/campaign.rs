@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use campaign::campaign::cache::Cache;
-use campaign::campaign::runner::{ExecOptions, Memos, execute, load_workloads, plan};
+use campaign::campaign::runner::{ExecOptions, Jobs, Memos, execute, load_workloads, plan};
 use campaign::campaign::{expand, load, parse};
 use campaign::workload::TraceLocator;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -68,7 +68,7 @@ fn planning(c: &mut Criterion) {
         b.iter(|| {
             let spec = parse(&text, "big.toml", Path::new(".")).unwrap();
             let grid = expand(&spec).unwrap();
-            let workloads = load_workloads(&spec, &locator, Memos::Ignore);
+            let workloads = load_workloads(&spec, &locator, Memos::Ignore, Jobs::Loaded);
             let planned = plan(&spec, &grid, &workloads);
             assert_eq!(planned.len(), 100_000);
             planned
@@ -80,7 +80,12 @@ fn planning(c: &mut Criterion) {
 fn paper2024(c: &mut Criterion) {
     let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/paper2024.toml");
     let (spec, grid) = load(&spec_path).unwrap();
-    let workloads = load_workloads(&spec, &TraceLocator::in_dirs([trace_dir()]), Memos::Ignore);
+    let workloads = load_workloads(
+        &spec,
+        &TraceLocator::in_dirs([trace_dir()]),
+        Memos::Ignore,
+        Jobs::Loaded,
+    );
     let planned = plan(&spec, &grid, &workloads);
     let stop = AtomicBool::new(false);
     let mut group = c.benchmark_group("paper2024");

@@ -57,8 +57,23 @@ pub enum Memos<'a> {
     Recall(&'a Cache),
 }
 
+/// Whether loading generates the jobs of workload models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Jobs {
+    /// Every workload with its jobs, to simulate.
+    Loaded,
+    /// A model's workload identified only (its jobs not generated): enough to plan, key
+    /// and report runs, so a million replications plan without being generated.
+    KeysOnly,
+}
+
 /// Loads every workload of `spec` (in parallel).
-pub fn load_workloads(spec: &Spec, locator: &TraceLocator, memos: Memos<'_>) -> LoadedWorkloads {
+pub fn load_workloads(
+    spec: &Spec,
+    locator: &TraceLocator,
+    memos: Memos<'_>,
+    jobs: Jobs,
+) -> LoadedWorkloads {
     let mut todo: Vec<(usize, u64)> = Vec::new();
     for (v, (_, w)) in spec.workloads.iter().enumerate() {
         if w.seeds.is_empty() {
@@ -80,6 +95,9 @@ pub fn load_workloads(spec: &Spec, locator: &TraceLocator, memos: Memos<'_>) -> 
                 replication = w.source.replication(seed);
                 replication.as_ref().unwrap_or(&w.source)
             };
+            if let (Jobs::KeysOnly, WorkloadSource::Model(m)) = (jobs, source) {
+                return Ok(m.identified());
+            }
             load_with_memos(source, locator, memos).map_err(|e| format!("workload {name:?}: {e}"))
         })
         .collect();
@@ -156,30 +174,39 @@ pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<Planne
     // A run's request depends on its choices and seed (whether it is 0, and its value),
     // its workload on the choices and, for a replicated model, the seed.
     let mut classes: HashMap<(crate::campaign::Choices, bool, u64), usize> = HashMap::new();
-    let mut first_runs: Vec<&GridRun> = Vec::new();
+    // Each class's first run and its number of runs.
+    let mut first_runs: Vec<(&GridRun, usize)> = Vec::new();
     let class_of: Vec<usize> = grid
         .runs
         .iter()
         .map(|run| {
             let replication = if spec.replicated(run) { run.seed } else { 0 };
-            *classes
+            let class = *classes
                 .entry((run.choices, run.seed > 0, replication))
                 .or_insert_with(|| {
-                    first_runs.push(run);
+                    first_runs.push((run, 0));
                     first_runs.len() - 1
-                })
+                });
+            first_runs[class].1 += 1;
+            class
         })
         .collect();
-    let resolved: Vec<Result<(RunDescription, SeedKeys), String>> = first_runs
+    // A class of one run (a replication of a model, say) is keyed directly: the prefix
+    // hasher is worth its cost only when shared.
+    let resolved: Vec<Result<(RunDescription, ClassKeys), String>> = first_runs
         .par_iter()
-        .map(|run| {
+        .map(|&(run, runs)| {
             let w = run.choices[crate::campaign::Axis::Workload];
             let lw = workloads.get(run).as_ref().map_err(Clone::clone)?;
             let d = spec
                 .request(run)
                 .resolve(lw)
                 .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
-            let keys = d.seed_keys();
+            let keys = if runs > 1 {
+                ClassKeys::Many(Box::new(d.seed_keys()))
+            } else {
+                ClassKeys::One(d.key())
+            };
             Ok((d, keys))
         })
         .collect();
@@ -191,11 +218,22 @@ pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<Planne
             run: *run,
             labels: run.labels(&names),
             description: match &resolved[class] {
-                Ok((d, keys)) => Ok((d.clone().with_seed(run.seed), keys.key(run.seed))),
+                Ok((d, ClassKeys::One(key))) => Ok((d.clone(), key.clone())),
+                Ok((d, ClassKeys::Many(keys))) => {
+                    Ok((d.clone().with_seed(run.seed), keys.key(run.seed)))
+                }
                 Err(e) => Err(e.clone()),
             },
         })
         .collect()
+}
+
+/// The keys of a class of runs that differ only in their seed.
+enum ClassKeys {
+    /// The key of its one run.
+    One(String),
+    /// Boxed: a blake3 state is about 2 KB.
+    Many(Box<SeedKeys>),
 }
 
 /// How a run ended.
@@ -426,7 +464,12 @@ shake = "original"
         );
         let spec = crate::campaign::parse(&text, "classes.toml", Path::new(".")).unwrap();
         let grid = crate::campaign::expand(&spec).unwrap();
-        let workloads = load_workloads(&spec, &TraceLocator::in_dirs([]), Memos::Ignore);
+        let workloads = load_workloads(
+            &spec,
+            &TraceLocator::in_dirs([]),
+            Memos::Ignore,
+            Jobs::Loaded,
+        );
         let planned = plan(&spec, &grid, &workloads);
         assert_eq!(planned.len(), grid.runs.len());
         let names = LabelNames::new(&spec);
@@ -453,5 +496,27 @@ shake = "original"
         // 2 schedulers × 2 platforms × 2 replays × (l unshaken, l's 4 seeds and their
         // baseline, 3 replications of m); the huge platform cannot exist.
         assert_eq!((ok, cannot), (36, 36));
+        // Planning without generating the models' jobs gives the same keys and counts.
+        let identified = load_workloads(
+            &spec,
+            &TraceLocator::in_dirs([]),
+            Memos::Ignore,
+            Jobs::KeysOnly,
+        );
+        let keys_only = plan(&spec, &grid, &identified);
+        for (a, b) in planned.iter().zip(&keys_only) {
+            assert_eq!(a.key(), b.key(), "{:?}", a.labels);
+            let (wa, wb) = (
+                workloads.get(&a.run).as_ref().unwrap(),
+                identified.get(&b.run).as_ref().unwrap(),
+            );
+            assert_eq!(wa.job_count(), wb.job_count());
+        }
+        let m = identified.variants().nth(1).unwrap();
+        assert!(
+            m.iter()
+                .all(|(_, w)| w.as_ref().unwrap().workload.is_empty())
+        );
+        assert_eq!(m[0].1.as_ref().unwrap().job_count(), 40);
     }
 }

@@ -3,7 +3,8 @@
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
 use ::campaign::campaign::listing::{PlanList, RunSummary};
 use ::campaign::campaign::runner::{
-    Event, ExecOptions, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads, plan,
+    Event, ExecOptions, Jobs, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads,
+    plan,
 };
 use ::campaign::campaign::shard::Shard;
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
@@ -59,7 +60,7 @@ impl SpecArgs {
     /// The spec, its grid, workloads and planned runs. `memos`: what loading does with
     /// the cache's trace memos (a plan writes none, a run remembers the traces it
     /// reads, a report also keys a missing trace's runs by them).
-    fn prepare(&self, memos: Memos<'_>) -> anyhow::Result<Prepared> {
+    fn prepare(&self, memos: Memos<'_>, jobs: Jobs) -> anyhow::Result<Prepared> {
         let (spec, grid) = load(&self.spec)?;
         let mut dirs = Vec::new();
         if let Some(d) = &self.trace_dir {
@@ -101,7 +102,7 @@ impl SpecArgs {
                 );
             }
         }
-        let workloads = load_workloads(&spec, &locator, memos);
+        let workloads = load_workloads(&spec, &locator, memos, jobs);
         let planned = plan(&spec, &grid, &workloads);
         Ok(Prepared {
             spec,
@@ -198,7 +199,7 @@ fn header(
                     out,
                     "workload   {name}: {} ({} jobs, {}{replications})",
                     lw.origin.describe(),
-                    lw.workload.len(),
+                    lw.job_count(),
                     nodes.map_or("no node count".to_string(), |n| format!("{n} nodes"))
                 );
             }
@@ -287,7 +288,7 @@ impl PlanArgs {
 /// `campaign plan` (and `campaign run --dry-run`): what a run would do, running nothing.
 /// Exit code 1 if some selected run cannot run.
 fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow::Result<u8> {
-    let prepared = args.prepare(Memos::Ignore)?;
+    let prepared = args.prepare(Memos::Ignore, Jobs::KeysOnly)?;
     let selected = select.select(&prepared)?;
     let Prepared {
         spec,
@@ -429,7 +430,7 @@ impl SpecArgs {
             grid,
             workloads,
             planned,
-        } = self.prepare(Memos::Recall(&cache))?;
+        } = self.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
         eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
@@ -801,7 +802,7 @@ impl RunArgs {
             return plan_command(&self.spec, &self.select, &show);
         }
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Remember(&cache))?;
+        let prepared = self.spec.prepare(Memos::Remember(&cache), Jobs::Loaded)?;
         let selected = self.select.select(&prepared)?;
         let Prepared {
             spec,
@@ -1012,7 +1013,7 @@ impl StatusArgs {
             anyhow::bail!("--shards must be at least 1");
         }
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache))?;
+        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
         let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
         let Prepared {
             spec,
@@ -1162,7 +1163,7 @@ impl ExplainArgs {
     /// whether the cache has it.
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache))?;
+        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
         let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
         let chosen: Vec<&PlannedRun> = prepared
             .planned

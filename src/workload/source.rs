@@ -36,6 +36,17 @@ pub struct LoadedWorkload {
     pub origin: Origin,
 }
 
+impl LoadedWorkload {
+    /// Its number of jobs: a model's, even when its jobs were not generated
+    /// ([`super::SyntheticSource::identified`]).
+    pub fn job_count(&self) -> usize {
+        match self.origin {
+            Origin::Model { jobs, .. } => jobs,
+            _ => self.workload.len(),
+        }
+    }
+}
+
 /// What a workload's jobs are a function of.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]

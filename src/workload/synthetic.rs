@@ -141,20 +141,32 @@ impl SyntheticSource {
     }
 }
 
+impl SyntheticSource {
+    /// The workload as runs are planned and keyed: its identity and node and job
+    /// counts, without generating its jobs (`workload` is empty).
+    pub fn identified(&self) -> LoadedWorkload {
+        LoadedWorkload {
+            recorded_nodes: Some(self.nodes),
+            workload: super::Workload::default(),
+            identity: WorkloadIdentity::Model(Box::new(self.clone())),
+            origin: Origin::Model {
+                model: self.model.name(),
+                jobs: self.jobs as usize,
+            },
+        }
+    }
+}
+
 impl SourceSetup for SyntheticSource {
     fn load(&self, _locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
+        // Exactly `jobs` jobs (`generate` checks it).
         let trace = self.generate().map_err(LoadError::Model)?;
         // The same cleaning as a trace source's default, so the SWF file written from
         // this workload loads as the same jobs.
         let (workload, _) = CleaningPolicy::default().apply(&trace);
         Ok(LoadedWorkload {
-            recorded_nodes: Some(self.nodes),
             workload,
-            identity: WorkloadIdentity::Model(Box::new(self.clone())),
-            origin: Origin::Model {
-                model: self.model.name(),
-                jobs: trace.records.len(),
-            },
+            ..self.identified()
         })
     }
 }

@@ -267,7 +267,7 @@ fn spec_errors_name_the_line_and_exit_1() {
 #[test]
 fn golden_results_change_only_with_the_semantics_version() {
     use campaign::campaign::cache::Cache;
-    use campaign::campaign::runner::{ExecOptions, Memos, execute, load_workloads, plan};
+    use campaign::campaign::runner::{ExecOptions, Jobs, Memos, execute, load_workloads, plan};
     use campaign::workload::TraceLocator;
     use std::sync::atomic::AtomicBool;
 
@@ -278,7 +278,7 @@ fn golden_results_change_only_with_the_semantics_version() {
     );
     let (spec, grid) = campaign::campaign::load(&spec).unwrap();
     let locator = TraceLocator::in_dirs([crate::common::trace_dir()]);
-    let workloads = load_workloads(&spec, &locator, Memos::Ignore);
+    let workloads = load_workloads(&spec, &locator, Memos::Ignore, Jobs::Loaded);
     let planned = plan(&spec, &grid, &workloads);
     let cache = Cache::new(dir.path().join("cache"));
     let outcomes = execute(
