@@ -57,14 +57,27 @@ impl Default for SyntheticSource {
     }
 }
 
+/// The most processors a model generates for: 2^24, far above any machine of the
+/// archive (CEA-Curie has 93,312 cores); the models keep a weight per job size.
+pub(super) const MAX_MODEL_NODES: u32 = 1 << 24;
+
+/// The most jobs a model generates: 10^8 (a few tens of GB of jobs already).
+pub(super) const MAX_MODEL_JOBS: u32 = 100_000_000;
+
 impl SyntheticSource {
     /// Checks the counts, the factor and the model's parameters.
     pub fn validate(&self) -> Result<(), String> {
-        if self.jobs == 0 {
-            return Err("jobs must be at least 1".into());
+        if !(1..=MAX_MODEL_JOBS).contains(&self.jobs) {
+            return Err(format!(
+                "jobs must be in 1..={MAX_MODEL_JOBS}, got {}",
+                self.jobs
+            ));
         }
-        if self.nodes == 0 {
-            return Err("nodes must be at least 1".into());
+        if !(1..=MAX_MODEL_NODES).contains(&self.nodes) {
+            return Err(format!(
+                "nodes must be in 1..={MAX_MODEL_NODES}, got {}",
+                self.nodes
+            ));
         }
         if !(self.walltime_factor.is_finite() && self.walltime_factor >= 1.0) {
             return Err(format!(

@@ -934,3 +934,29 @@ fn the_check_counts_nodes_beyond_32_bits() {
         assert_eq!(report["metrics"]["makespan"], 30.0, "{scheduler}");
     }
 }
+
+/// Regression (the fuzzer, spec target): a model's `nodes` of 2^32 − 1 made the
+/// Feitelson model's check allocate a weight per size (34 GB) and abort. Model sizes and
+/// job counts are bounded and refused by name, for every model.
+#[test]
+fn model_sizes_beyond_their_bounds_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for model in ["feitelson", "jann97", "lublin03"] {
+        plan_refuses(
+            &dir,
+            &format!(
+                "name = \"s\"\n[workloads.m]\nmodel = \"{model}\"\njobs = 10\nnodes = 4294967295\n\
+                 [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n"
+            ),
+            "nodes must be in 1..=16777216, got 4294967295",
+        );
+        plan_refuses(
+            &dir,
+            &format!(
+                "name = \"s\"\n[workloads.m]\nmodel = \"{model}\"\njobs = 4294967295\nnodes = 8\n\
+                 [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n"
+            ),
+            "jobs must be in 1..=100000000, got 4294967295",
+        );
+    }
+}

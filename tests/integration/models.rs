@@ -343,7 +343,7 @@ fn bad_model_specs_are_refused_naming_the_key() {
         ),
         (
             "[workloads.F]\nmodel = \"feitelson\"\njobs = 0\nnodes = 8",
-            "jobs must be at least 1",
+            "jobs must be in 1..=100000000, got 0",
         ),
         (
             "[workloads.F]\nmodel = \"feitelson\"\njobs = 10\nnodes = 8\nwalltime_factor = 0.5",
