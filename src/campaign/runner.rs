@@ -512,6 +512,12 @@ shake = "original"
             );
             assert_eq!(wa.job_count(), wb.job_count());
         }
+        // And the same shards: a shard selected while planning is the one run.
+        let all = vec![true; planned.len()];
+        assert_eq!(
+            crate::campaign::shard::shards(&planned, &all, &workloads, 4),
+            crate::campaign::shard::shards(&keys_only, &all, &identified, 4)
+        );
         let m = identified.variants().nth(1).unwrap();
         assert!(
             m.iter()

@@ -74,44 +74,52 @@ pub fn assign(costs: &[u64], count: usize) -> Vec<usize> {
     shard
 }
 
+/// The shard (0-based) of each planned run among `count`, `None` for runs not
+/// `selected`: the shard of its distinct key; a run that cannot run belongs to the
+/// first, so that one shard reports it.
+pub fn shards(
+    planned: &[PlannedRun],
+    selected: &[bool],
+    workloads: &LoadedWorkloads,
+    count: usize,
+) -> Vec<Option<usize>> {
+    // Each selected run's distinct key (index into `costs`), in plan order.
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
+    let mut costs: Vec<u64> = Vec::new();
+    let distinct: Vec<Option<Result<usize, ()>>> = planned
+        .iter()
+        .zip(selected)
+        .map(|(p, &s)| {
+            s.then(|| match &p.description {
+                Ok((d, key)) => Ok(*index.entry(key).or_insert_with(|| {
+                    // The model's job count even when its jobs were not generated, so
+                    // that planning and running partition alike.
+                    let jobs = workloads.get(&p.run).as_ref().map_or(1, |w| w.job_count());
+                    costs.push(cost(jobs, &d.scheduler));
+                    costs.len() - 1
+                })),
+                Err(_) => Err(()),
+            })
+        })
+        .collect();
+    let shard_of = assign(&costs, count);
+    distinct
+        .into_iter()
+        .map(|k| k.map(|k| k.map_or(0, |k| shard_of[k])))
+        .collect()
+}
+
 impl Shard {
-    /// Which of the `selected` planned runs are this shard's: the runs of its distinct
-    /// keys. A run that cannot run belongs to shard 1, so that one shard reports it.
+    /// Which of the `selected` planned runs are this shard's ([`shards`]).
     pub fn select(
         &self,
         planned: &[PlannedRun],
         selected: &[bool],
         workloads: &LoadedWorkloads,
     ) -> Vec<bool> {
-        // Each selected run's distinct key (index into `costs`), in plan order.
-        let mut index: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
-        let mut costs: Vec<u64> = Vec::new();
-        let distinct: Vec<Option<usize>> = planned
-            .iter()
-            .zip(selected)
-            .map(|(p, &s)| {
-                let (d, key) = p.description.as_ref().ok().filter(|_| s)?;
-                Some(*index.entry(key).or_insert_with(|| {
-                    let jobs = workloads
-                        .get(&p.run)
-                        .as_ref()
-                        .map_or(1, |w| w.workload.len());
-                    costs.push(cost(jobs, &d.scheduler));
-                    costs.len() - 1
-                }))
-            })
-            .collect();
-        let shard_of = assign(&costs, self.count);
-        planned
-            .iter()
-            .zip(selected)
-            .zip(distinct)
-            .map(|((p, &s), k)| {
-                s && match k {
-                    Some(k) => shard_of[k] == self.index - 1,
-                    None => p.key().is_none() && self.index == 1,
-                }
-            })
+        shards(planned, selected, workloads, self.count)
+            .into_iter()
+            .map(|s| s == Some(self.index - 1))
             .collect()
     }
 }

@@ -6,7 +6,7 @@ use ::campaign::campaign::runner::{
     Event, ExecOptions, Jobs, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads,
     plan,
 };
-use ::campaign::campaign::shard::Shard;
+use ::campaign::campaign::shard::{Shard, shards};
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
 use ::campaign::report::{
     ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
@@ -1057,14 +1057,11 @@ impl StatusArgs {
                 }
             })
             .collect();
-        let count = |of: &mut dyn Iterator<Item = State>| {
-            let mut c = [0usize; 3];
-            for s in of {
-                c[s as usize] += 1;
-            }
-            c
-        };
-        let [done, failed, missing] = count(&mut states.iter().copied());
+        let mut totals = [0usize; 3];
+        for &s in &states {
+            totals[s as usize] += 1;
+        }
+        let [done, failed, missing] = totals;
         let mut out = String::new();
         writeln!(
             out,
@@ -1095,29 +1092,28 @@ impl StatusArgs {
             )?;
         }
         if let Some(n) = self.shards.filter(|_| !recalled) {
-            for k in 1..=n {
-                let shard = Shard { index: k, count: n };
-                let mine = shard.select(planned, &selected, workloads);
-                let mut in_shard = vec![false; keys.len()];
-                for (p, _) in planned.iter().zip(&mine).filter(|(_, m)| **m) {
-                    if let Some(i) = p.key().and_then(|key| index.get(key)) {
-                        in_shard[*i] = true;
-                    }
+            // Per shard: its distinct runs, then how many are cached, failed, missing.
+            let mut per_shard = vec![[0usize; 4]; n];
+            let mut counted = vec![false; keys.len()];
+            let shard_of = shards(planned, &selected, workloads, n);
+            for (p, shard) in planned.iter().zip(shard_of) {
+                let (Some(shard), Some(&i)) = (shard, p.key().and_then(|k| index.get(k))) else {
+                    continue;
+                };
+                if !std::mem::replace(&mut counted[i], true) {
+                    per_shard[shard][0] += 1;
+                    per_shard[shard][1 + states[i] as usize] += 1;
                 }
-                let c = count(
-                    &mut states
-                        .iter()
-                        .zip(&in_shard)
-                        .filter(|(_, m)| **m)
-                        .map(|(s, _)| *s),
-                );
+            }
+            for (k, [runs, cached, failed, missing]) in per_shard.into_iter().enumerate() {
+                let shard = Shard {
+                    index: k + 1,
+                    count: n,
+                };
                 writeln!(
                     out,
-                    "shard {shard:<5}{:>6} distinct: {} cached, {} failed, {} missing",
-                    in_shard.iter().filter(|m| **m).count(),
-                    c[0],
-                    c[1],
-                    c[2]
+                    "shard {shard:<5}{runs:>6} distinct: {cached} cached, {failed} failed, \
+                     {missing} missing"
                 )?;
             }
         }

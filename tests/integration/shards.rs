@@ -144,8 +144,10 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     )
     .unwrap();
     let cache = d.join("cache");
-    let status = || {
+    // `campaign status --shards 2`, its traces in `trace_dir`: exit code and output.
+    let status_with = |trace_dir: &Path| {
         let out = campaign()
+            .env("CAMPAIGN_TRACE_DIR", trace_dir)
             .arg("status")
             .arg(&spec)
             .arg("--cache")
@@ -158,6 +160,7 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
             String::from_utf8_lossy(&out.stdout).into_owned(),
         )
     };
+    let status = || status_with(&crate::common::trace_dir());
     let (code, text) = status();
     assert_eq!(code, Some(1), "{text}");
     assert!(
@@ -165,13 +168,7 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
         "{text}"
     );
     let shard = |k: &str, args: &[&str]| {
-        campaign()
-            .arg("run")
-            .arg(&spec)
-            .arg("--cache")
-            .arg(&cache)
-            .arg("--out")
-            .arg(d.join("out"))
+        spec_command("run", &spec, &cache, &d.join("out"))
             .args(["--shard", k])
             .args(args)
             .assert()
@@ -207,17 +204,8 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     assert_eq!(std::fs::read_dir(cache.join("failed")).unwrap().count(), 0);
     // Without the trace the runs are still counted (keyed from the cache's memos), but
     // not per shard: the partition weighs the trace's job count.
-    let out = campaign()
-        .env("CAMPAIGN_TRACE_DIR", d.join("nowhere"))
-        .arg("status")
-        .arg(&spec)
-        .arg("--cache")
-        .arg(&cache)
-        .args(["--shards", "2"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let (code, text) = status_with(&d.join("nowhere"));
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains("6 distinct: 6 cached, 0 failed, 0 missing"),
         "{text}"
