@@ -334,7 +334,7 @@ mod tests {
             metrics,
             lateness: crate::metrics::lateness(&[], &[]),
             violations: Some(0),
-            summary: crate::metrics::RunSummary::of(&[], &[], None),
+            summary: crate::metrics::RunSummary::empty(),
             compute_seconds: None,
         };
         assert!(!cache.contains(&record.key));

@@ -116,7 +116,7 @@ mod tests {
             "metrics": crate::metrics::SchedulingMetrics::of(&[], 4),
             "lateness": crate::metrics::lateness(&[], &[]),
             "violations": 0,
-            "summary": crate::metrics::RunSummary::of(&[], &[], None)
+            "summary": crate::metrics::RunSummary::empty()
         }))
         .unwrap();
         let row = MetricRow::of(&record);

@@ -48,6 +48,25 @@ pub(crate) struct SpecArgs {
     fetch: bool,
 }
 
+/// What a report writes besides its tables.
+#[derive(Debug, Args, Clone, Copy)]
+pub(crate) struct ReportOptions {
+    /// Also write every run's summary (hour of week, queue length, busy nodes,
+    /// timeline, wait and bounded-slowdown histograms, per-user percentiles) as long CSV
+    /// tables in summaries/ (about 1,000 rows per run).
+    #[arg(long)]
+    summaries: bool,
+}
+
+/// `campaign report`.
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+    #[command(flatten)]
+    options: ReportOptions,
+}
+
 /// A spec with its grid, loaded workloads and planned runs.
 struct Prepared {
     spec: Spec,
@@ -420,18 +439,23 @@ impl SpecArgs {
             .clone()
             .unwrap_or_else(|| Path::new("results").join(&spec.name))
     }
+}
 
+impl ReportArgs {
     /// `campaign report`: the outputs from the cache alone; runs not cached are
     /// reported as not run.
     pub(crate) fn report(&self) -> anyhow::Result<u8> {
-        let cache = Cache::new(&self.cache);
+        let cache = Cache::new(&self.spec.cache);
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        eprint!("{}", header(&spec, &grid, &workloads, &self.spec, false));
+        } = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
+        eprint!(
+            "{}",
+            header(&spec, &grid, &workloads, &self.spec.spec, false)
+        );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
@@ -440,7 +464,8 @@ impl SpecArgs {
                 planned.len()
             );
         }
-        print_stdout(&report(&spec, &planned, &outcomes, &self.out_dir(&spec))?)?;
+        let dir = self.spec.out_dir(&spec);
+        print_stdout(&report(&spec, &planned, &outcomes, &dir, self.options)?)?;
         Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
     }
 }
@@ -467,6 +492,7 @@ fn report(
     planned: &[PlannedRun],
     outcomes: &[Option<Outcome>],
     dir: &Path,
+    options: ReportOptions,
 ) -> anyhow::Result<String> {
     let complete = outcomes
         .iter()
@@ -482,7 +508,7 @@ fn report(
         .prefix(".report-")
         .tempdir_in(&target)
         .with_context(|| format!("cannot write in {}", target.display()))?;
-    let mut text = write_report(spec, planned, outcomes, staging.path(), &target)?;
+    let mut text = write_report(spec, planned, outcomes, staging.path(), &target, options)?;
     publish(staging.path(), &target)?;
     if complete {
         let partial = dir.join(PARTIAL);
@@ -534,6 +560,7 @@ fn write_report(
     outcomes: &[Option<Outcome>],
     dir: &Path,
     shown: &Path,
+    options: ReportOptions,
 ) -> anyhow::Result<String> {
     let runs: Vec<ReportRun<'_>> = planned
         .iter()
@@ -557,7 +584,7 @@ fn write_report(
         ("spec_name", spec.name.clone()),
     ];
     write_runs(&mut df, dir, &provenance)?;
-    let summaries = write_summaries(&runs, dir)?;
+    let summaries = options.summaries && write_summaries(&runs, dir)?;
     let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
     let shaken = long.height() > 0;
     if shaken {
@@ -698,6 +725,8 @@ pub(crate) struct RunArgs {
     dry_run: bool,
     #[command(flatten)]
     show: DryRunListArgs,
+    #[command(flatten)]
+    report: ReportOptions,
     /// Stop dispatching runs at the first failure (runs under way finish and are
     /// cached); exit code 1.
     #[arg(long)]
@@ -908,7 +937,7 @@ impl RunArgs {
                  (reported as not run)"
             );
         }
-        print_stdout(&report(&spec, &planned, &reported, &out_dir)?)?;
+        print_stdout(&report(&spec, &planned, &reported, &out_dir, self.report)?)?;
 
         Ok(self.failures(&planned, &outcomes, counts))
     }

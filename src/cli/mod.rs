@@ -54,7 +54,7 @@ enum Command {
     Run(campaign::RunArgs),
     /// Write a campaign's outputs from the cache alone, running nothing (always the
     /// whole campaign).
-    Report(campaign::SpecArgs),
+    Report(campaign::ReportArgs),
     /// How many of a campaign's runs are cached, failed (with why) and missing, in all
     /// and per shard; exit code 0 only when all are cached.
     Status(campaign::StatusArgs),

@@ -11,7 +11,10 @@ mod summary;
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
-pub use summary::{QueueBin, RunSummary, UserActivity};
+pub use summary::{
+    BUSY_BINS, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary, SummaryInput,
+    TIMELINE_BINS, Timeline, UserSummary,
+};
 
 /// Reads back a float that JSON wrote as `null` because it was NaN.
 pub(crate) fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {

@@ -1,16 +1,30 @@
-//! Small per-run summaries for figures (Zakay & Feitelson 2013, Figures 5–10):
-//! [`RunSummary`]. Their size is bounded by the number of users (and the logarithm of
-//! the longest queue), whatever the trace's length: 168 hour-of-week counts, at most
-//! 16 + 32 queue-length bins, and four numbers per user.
+//! Small per-run summaries for figures ([`RunSummary`]): Madon et al. 2024, Figures 2–4;
+//! Zakay & Feitelson 2013, Figures 5–10; Ouaknine 2007, Figures 5.1–5.3. Their size is
+//! bounded whatever the trace's length or its number of users: 168 hour-of-week counts,
+//! at most 16 + 32 queue-length bins and 20 busy-node bins, a timeline of at most
+//! [`TIMELINE_BINS`] bins, log-binned wait and bounded-slowdown histograms of at most
+//! 8 bins per decade, and 101 percentiles of each per-user quantity. A summary is about
+//! 10–25 KB of JSON in a cache entry.
 
+use crate::metrics::{BSLD_TAU, UserLateness};
+use crate::quantile::quantile_sorted;
 use crate::sim::JobRecord;
 use crate::time::Time;
 use crate::workload::Calendar;
 use serde::{Deserialize, Serialize};
 
-/// Submissions per hour of the week, time-weighted queue lengths, and each user's
-/// activity, of one simulated schedule.
+/// At most this many bins in a [`Timeline`].
+pub const TIMELINE_BINS: usize = 512;
+/// Bins of the busy-node histogram: each covers 5 % of the platform.
+pub const BUSY_BINS: usize = 20;
+/// Bins per decade of a [`LogHistogram`].
+pub const LOG_BINS_PER_DECADE: u32 = 8;
+/// The number of percentiles of a per-user quantity (0, 1, …, 100 %).
+pub const PERCENTILES: usize = 101;
+
+/// What one simulated schedule looked like, for figures.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunSummary {
     /// Jobs submitted in each local hour of the week (168 counts, Monday 0:00–1:00
     /// first); `None` when the workload has no calendar (no `UnixStartTime` and
@@ -19,29 +33,111 @@ pub struct RunSummary {
     /// How long the queue (jobs submitted and not yet started; rejected jobs never
     /// queue) held each number of jobs, from the first submission to the last start.
     pub queue_length: Vec<QueueBin>,
-    /// One entry per user, in increasing user id order.
-    pub users: Vec<UserActivity>,
+    /// Seconds during which the busy nodes were 0–5 %, 5–10 %, …, 95–100 % of the
+    /// platform (the last bin includes 100 %), from the first submission of a job that
+    /// ran to the last end.
+    pub busy_nodes: Vec<f64>,
+    /// Submissions, ends, queue length and busy nodes over time.
+    pub timeline: Timeline,
+    /// Wait times (seconds) of the jobs that ran.
+    pub wait_s: LogHistogram,
+    /// Bounded slowdowns (τ = 10 s) of the jobs that ran.
+    pub bounded_slowdown: LogHistogram,
+    /// Distributions over the users.
+    pub users: UserSummary,
 }
 
 /// Queue lengths `lo..=hi` held for `seconds` in all: exact bins up to 15, then one per
 /// power of two (16–31, 32–63, …).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct QueueBin {
     pub lo: u64,
     pub hi: u64,
     pub seconds: f64,
 }
 
-/// One user's activity in a schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UserActivity {
-    pub user: i64,
-    pub jobs: u64,
+/// A schedule over time in equal bins: one day each, or 2, 4, … days when the schedule
+/// spans more than [`TIMELINE_BINS`] days. Bin `i` covers
+/// `[start_s + i·bin_s, start_s + (i + 1)·bin_s)` in trace seconds; `start_s` is the
+/// start of the day (24 h from the trace's time 0) of the first submission.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timeline {
+    pub start_s: i64,
+    pub bin_s: i64,
+    /// Jobs submitted in each bin (rejected ones included).
+    pub submitted: Vec<u64>,
+    /// Jobs that ended (completed or killed) in each bin.
+    pub finished: Vec<u64>,
+    /// Time-weighted mean queue length in each bin, to 0.001.
+    pub queue_mean: Vec<f64>,
+    /// Time-weighted mean number of busy nodes in each bin, to 0.001.
+    pub busy_mean: Vec<f64>,
+}
+
+/// Counts of values in logarithmic bins: `below` counts the values under 1; bin `i`
+/// covers `[10^(i/8), 10^((i+1)/8))`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogHistogram {
+    pub below: u64,
+    pub counts: Vec<u64>,
+}
+
+impl LogHistogram {
+    /// The largest bin index: values from 10^12 on share it.
+    const LAST: usize = 12 * LOG_BINS_PER_DECADE as usize - 1;
+
+    fn add(&mut self, x: f64) {
+        if x.is_nan() {
+            return;
+        }
+        if x < 1.0 {
+            self.below += 1;
+            return;
+        }
+        let i = ((x.log10() * f64::from(LOG_BINS_PER_DECADE)).floor() as usize).min(Self::LAST);
+        if self.counts.len() <= i {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] += 1;
+    }
+
+    /// The lower edge of bin `i`.
+    pub fn edge(i: usize) -> f64 {
+        10f64.powf(i as f64 / f64::from(LOG_BINS_PER_DECADE))
+    }
+
+    /// The number of values counted.
+    pub fn total(&self) -> u64 {
+        self.below + self.counts.iter().sum::<u64>()
+    }
+}
+
+/// Per-user quantities as percentiles over the users (0, 1, …, 100 %; linear
+/// interpolation between order statistics, numpy's default): empty without users.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserSummary {
+    pub count: u64,
+    /// Jobs per user.
+    pub jobs: Vec<f64>,
     /// From the user's first submission to the last, in seconds.
-    pub activity_s: f64,
+    pub activity_s: Vec<f64>,
     /// Calendar days (local; trace days of 24 h from its start without a calendar) on
     /// which the user submitted.
-    pub active_days: u64,
+    pub active_days: Vec<f64>,
+    /// The user's mean lateness (replayed minus recorded submit time), in seconds.
+    pub lateness_s: Vec<f64>,
+}
+
+/// One user's activity in a schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct UserActivity {
+    jobs: u64,
+    activity_s: f64,
+    active_days: u64,
 }
 
 /// The bin of queue length `q`.
@@ -62,9 +158,30 @@ fn bin_range(b: usize) -> (u64, u64) {
     }
 }
 
+/// What a summary is made from: one simulated schedule.
+#[derive(Clone, Copy, Debug)]
+pub struct SummaryInput<'a> {
+    pub records: &'a [JobRecord],
+    /// Each record's user (same order).
+    pub users: &'a [i64],
+    /// Each user's lateness, in increasing user id order.
+    pub lateness: &'a [UserLateness],
+    pub nodes: u32,
+    pub calendar: Option<&'a Calendar>,
+}
+
+const DAY_MS: i64 = 86_400_000;
+
 impl RunSummary {
-    /// The summary of `records`, whose jobs have users `users` (same order).
-    pub fn of(records: &[JobRecord], users: &[i64], calendar: Option<&Calendar>) -> RunSummary {
+    /// The summary of one schedule.
+    pub fn of(input: SummaryInput<'_>) -> RunSummary {
+        let SummaryInput {
+            records,
+            users,
+            lateness,
+            nodes,
+            calendar,
+        } = input;
         let hour_of_week = calendar.map(|c| {
             let mut clock = c.clock();
             let mut h = vec![0u64; 168];
@@ -73,67 +190,249 @@ impl RunSummary {
             }
             h
         });
+        let (mut wait_s, mut bounded_slowdown) = (LogHistogram::default(), LogHistogram::default());
+        for r in records {
+            if let (Some(start), Some(finish)) = (r.start, r.finish) {
+                let wait = (start - r.submit).as_secs_f64();
+                let run = (finish - start).as_secs_f64();
+                wait_s.add(wait);
+                bounded_slowdown.add(((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0));
+            }
+        }
+        let sweep = Sweep::of(records, nodes);
+        let activity = activity(records, users, calendar);
+        let users = UserSummary {
+            count: activity.len() as u64,
+            jobs: percentiles(activity.iter().map(|a| a.jobs as f64).collect()),
+            activity_s: percentiles(activity.iter().map(|a| a.activity_s).collect()),
+            active_days: percentiles(activity.iter().map(|a| a.active_days as f64).collect()),
+            lateness_s: percentiles(
+                lateness
+                    .iter()
+                    .map(|u| u.lateness.mean_s)
+                    .filter(|x| !x.is_nan())
+                    .collect(),
+            ),
+        };
         RunSummary {
             hour_of_week,
-            queue_length: queue_length(records),
-            users: activity(records, users, calendar),
+            queue_length: sweep.queue,
+            busy_nodes: sweep.busy,
+            timeline: sweep.timeline,
+            wait_s,
+            bounded_slowdown,
+            users,
         }
     }
 }
 
-fn queue_length(records: &[JobRecord]) -> Vec<QueueBin> {
-    // Submissions (+1) and starts (−1) of the jobs that started, each in time order
-    // (submissions usually are already); at one instant the order does not change the
-    // time-weighted result.
-    let mut submits: Vec<Time> = Vec::with_capacity(records.len());
-    let mut starts: Vec<Time> = Vec::with_capacity(records.len());
-    for r in records {
-        if let Some(start) = r.start {
-            submits.push(r.submit);
-            starts.push(start);
-        }
-    }
-    if !submits.is_sorted() {
-        submits.sort_unstable();
-    }
-    starts.sort_unstable();
-    let mut bins: Vec<f64> = Vec::new();
-    let mut q: i64 = 0;
-    let (mut i, mut j) = (0, 0);
-    loop {
-        let t = match (submits.get(i), starts.get(j)) {
-            (Some(&a), Some(&b)) => a.min(b),
-            (Some(&a), None) => a,
-            (None, Some(&b)) => b,
-            (None, None) => break,
-        };
-        while submits.get(i) == Some(&t) {
-            q += 1;
-            i += 1;
-        }
-        while starts.get(j) == Some(&t) {
-            q -= 1;
-            j += 1;
-        }
-        let next = match (submits.get(i), starts.get(j)) {
-            (Some(&a), Some(&b)) => Some(a.min(b)),
-            (a, b) => a.or(b).copied(),
-        };
-        if let Some(next) = next {
-            let b = bin(q.max(0) as u64);
-            if bins.len() <= b {
-                bins.resize(b + 1, 0.0);
-            }
-            bins[b] += (next - t).as_secs_f64();
-        }
-    }
-    bins.into_iter()
-        .enumerate()
-        .map(|(b, seconds)| {
-            let (lo, hi) = bin_range(b);
-            QueueBin { lo, hi, seconds }
+impl RunSummary {
+    /// The summary of a schedule of no job.
+    pub fn empty() -> RunSummary {
+        RunSummary::of(SummaryInput {
+            records: &[],
+            users: &[],
+            lateness: &[],
+            nodes: 1,
+            calendar: None,
         })
+    }
+}
+
+/// The 101 percentiles of `values` (empty when there are none).
+fn percentiles(mut values: Vec<f64>) -> Vec<f64> {
+    if values.is_empty() {
+        return Vec::new();
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    (0..PERCENTILES)
+        .map(|p| quantile_sorted(&values, p as f64 / 100.0))
         .collect()
+}
+
+/// The time-weighted results of one sweep over a schedule's events.
+struct Sweep {
+    queue: Vec<QueueBin>,
+    busy: Vec<f64>,
+    timeline: Timeline,
+}
+
+impl Sweep {
+    fn of(records: &[JobRecord], nodes: u32) -> Sweep {
+        // Queue: +1 at the submission of each job that started, −1 at its start. Busy
+        // nodes: +size at a start, −size at an end. Each list in time order (submissions
+        // usually are already); at one instant the order of events does not change a
+        // time-weighted result.
+        let mut submits: Vec<i64> = Vec::with_capacity(records.len());
+        let mut starts: Vec<(i64, u32)> = Vec::with_capacity(records.len());
+        let mut ends: Vec<(i64, u32)> = Vec::with_capacity(records.len());
+        let (mut first, mut last) = (i64::MAX, i64::MIN);
+        for r in records {
+            first = first.min(r.submit.millis());
+            last = last.max(r.submit.millis());
+            if let (Some(start), Some(finish)) = (r.start, r.finish) {
+                submits.push(r.submit.millis());
+                starts.push((start.millis(), r.size));
+                ends.push((finish.millis(), r.size));
+                last = last.max(finish.millis());
+            }
+        }
+        if !submits.is_sorted() {
+            submits.sort_unstable();
+        }
+        starts.sort_unstable();
+        ends.sort_unstable();
+        let mut timeline = TimelineAcc::new(first, last);
+        for r in records {
+            let b = timeline.bin(r.submit.millis());
+            timeline.submitted[b] += 1;
+            if let (Some(_), Some(finish)) = (r.start, r.finish) {
+                let b = timeline.bin(finish.millis());
+                timeline.finished[b] += 1;
+            }
+        }
+        let last_start = starts.last().map_or(i64::MIN, |s| s.0);
+        let mut queue_ms: Vec<i64> = Vec::new();
+        let mut busy_ms = [0i64; BUSY_BINS];
+        let (mut q, mut busy): (i64, i64) = (0, 0);
+        let (mut i, mut j, mut k) = (0, 0, 0);
+        let nodes = i64::from(nodes.max(1));
+        loop {
+            let head = [
+                submits.get(i).copied(),
+                starts.get(j).map(|s| s.0),
+                ends.get(k).map(|e| e.0),
+            ];
+            let Some(t) = head.into_iter().flatten().min() else {
+                break;
+            };
+            while submits.get(i) == Some(&t) {
+                q += 1;
+                i += 1;
+            }
+            while let Some(&(_, size)) = starts.get(j).filter(|s| s.0 == t) {
+                q -= 1;
+                busy += i64::from(size);
+                j += 1;
+            }
+            while let Some(&(_, size)) = ends.get(k).filter(|e| e.0 == t) {
+                busy -= i64::from(size);
+                k += 1;
+            }
+            let next = [
+                submits.get(i).copied(),
+                starts.get(j).map(|s| s.0),
+                ends.get(k).map(|e| e.0),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(next) = next else { break };
+            let dt = next - t;
+            if next <= last_start {
+                let b = bin(q.max(0) as u64);
+                if queue_ms.len() <= b {
+                    queue_ms.resize(b + 1, 0);
+                }
+                queue_ms[b] += dt;
+            }
+            let b = ((busy.max(0) * BUSY_BINS as i64) / nodes).min(BUSY_BINS as i64 - 1);
+            busy_ms[b as usize] += dt;
+            timeline.add(t, next, q.max(0), busy.max(0));
+        }
+        Sweep {
+            queue: queue_ms
+                .into_iter()
+                .enumerate()
+                .map(|(b, ms)| {
+                    let (lo, hi) = bin_range(b);
+                    QueueBin {
+                        lo,
+                        hi,
+                        seconds: ms as f64 / 1000.0,
+                    }
+                })
+                .collect(),
+            busy: busy_ms.iter().map(|&ms| ms as f64 / 1000.0).collect(),
+            timeline: timeline.finish(),
+        }
+    }
+}
+
+/// A [`Timeline`] being filled: exact integer areas (job·ms, node·ms) per bin.
+struct TimelineAcc {
+    start: i64,
+    width: i64,
+    submitted: Vec<u64>,
+    finished: Vec<u64>,
+    queue: Vec<i128>,
+    busy: Vec<i128>,
+}
+
+impl TimelineAcc {
+    /// Bins from the day of `first` through `last` (no bin when `first > last`).
+    fn new(first: i64, last: i64) -> TimelineAcc {
+        let (start, mut width, mut n) = if first > last {
+            (0, DAY_MS, 0)
+        } else {
+            let start = first.div_euclid(DAY_MS) * DAY_MS;
+            let span = i128::from(last) - i128::from(start);
+            (start, DAY_MS, span / i128::from(DAY_MS) + 1)
+        };
+        while n > TIMELINE_BINS as i128 {
+            width *= 2;
+            n = (n + 1) / 2;
+        }
+        let n = n as usize;
+        TimelineAcc {
+            start,
+            width,
+            submitted: vec![0; n],
+            finished: vec![0; n],
+            queue: vec![0; n],
+            busy: vec![0; n],
+        }
+    }
+
+    fn bin(&self, t: i64) -> usize {
+        (((t - self.start) / self.width) as usize).min(self.submitted.len().saturating_sub(1))
+    }
+
+    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)`.
+    fn add(&mut self, from: i64, to: i64, q: i64, busy: i64) {
+        if q == 0 && busy == 0 {
+            return;
+        }
+        let mut t = from;
+        while t < to {
+            let b = self.bin(t);
+            let end = (self.start + (b as i64 + 1) * self.width).min(to);
+            let dt = i128::from(end - t);
+            self.queue[b] += i128::from(q) * dt;
+            self.busy[b] += i128::from(busy) * dt;
+            if end <= t {
+                break;
+            }
+            t = end;
+        }
+    }
+
+    fn finish(self) -> Timeline {
+        let w = self.width as f64;
+        let mean = |v: Vec<i128>| -> Vec<f64> {
+            v.into_iter()
+                .map(|a| (a as f64 / w * 1000.0).round() / 1000.0)
+                .collect()
+        };
+        Timeline {
+            start_s: self.start / 1000,
+            bin_s: self.width / 1000,
+            submitted: self.submitted,
+            finished: self.finished,
+            queue_mean: mean(self.queue),
+            busy_mean: mean(self.busy),
+        }
+    }
 }
 
 fn activity(
@@ -144,7 +443,7 @@ fn activity(
     let mut clock = calendar.map(Calendar::clock);
     let mut day = |t: Time| match &mut clock {
         Some(c) => c.day(t),
-        None => t.millis().div_euclid(86_400_000),
+        None => t.millis().div_euclid(DAY_MS),
     };
     let mut by_user: Vec<(i64, Time)> = users
         .iter()
@@ -159,7 +458,6 @@ fn activity(
         let first = i == 0 || by_user[i - 1].0 != user;
         if first {
             out.push(UserActivity {
-                user,
                 jobs: 0,
                 activity_s: 0.0,
                 active_days: 0,
@@ -202,8 +500,19 @@ mod tests {
         }
     }
 
+    fn summary(records: &[JobRecord], users: &[i64], nodes: u32) -> RunSummary {
+        RunSummary::of(SummaryInput {
+            records,
+            users,
+            lateness: &[],
+            nodes,
+            calendar: None,
+        })
+    }
+
     /// By hand: job A waits 0–10 s, job B 5–30 s, job C is rejected (never queues).
-    /// Queue length 1 on [0, 5) and [10, 30), 2 on [5, 10). Hours of the week in
+    /// Queue length 1 on [0, 5) and [10, 30), 2 on [5, 10). Busy nodes (of 2): 1 on
+    /// [10, 20) and [30, 40), 0 on the other 20 s from 0 to 40. Hours of the week in
     /// Europe/Paris from Monday 1 July 2024 0:00 (summer time, UTC+2): 0 s and 5 s are
     /// Monday 0:00–1:00 (hour 0); 100 000 s is Tuesday 3:46 (hour 27).
     #[test]
@@ -214,56 +523,118 @@ mod tests {
             record(100_000, None),
         ];
         let calendar = Calendar::new(1_719_784_800, "Europe/Paris").unwrap();
-        let s = RunSummary::of(&records, &[1, 1, 2], Some(&calendar));
+        let lateness: Vec<UserLateness> = [(1, 10.0), (2, -20.0), (3, f64::NAN)]
+            .into_iter()
+            .map(|(user, mean_s)| UserLateness {
+                user,
+                lateness: crate::metrics::Lateness {
+                    jobs: 1,
+                    mean_s,
+                    relative: None,
+                    additional_s: None,
+                },
+            })
+            .collect();
+        let s = RunSummary::of(SummaryInput {
+            records: &records,
+            users: &[1, 1, 2],
+            lateness: &lateness,
+            nodes: 2,
+            calendar: Some(&calendar),
+        });
         let hours = s.hour_of_week.unwrap();
         assert_eq!((hours[0], hours[27], hours.iter().sum::<u64>()), (2, 1, 3));
+        let queue: Vec<(u64, u64, f64)> = s
+            .queue_length
+            .iter()
+            .map(|b| (b.lo, b.hi, b.seconds))
+            .collect();
+        assert_eq!(queue, [(0, 0, 0.0), (1, 1, 25.0), (2, 2, 5.0)]);
+        let mut busy = [0.0; BUSY_BINS];
+        busy[0] = 20.0;
+        busy[10] = 20.0;
+        assert_eq!(s.busy_nodes, busy);
+        // Users: jobs {2, 1}, activity {5 s, 0 s}, one active day each; lateness
+        // {10, −20} (NaN: a user without jobs counts for nothing).
+        assert_eq!(s.users.count, 2);
+        assert_eq!(s.users.jobs.len(), PERCENTILES);
         assert_eq!(
-            s.queue_length,
-            [
-                QueueBin {
-                    lo: 0,
-                    hi: 0,
-                    seconds: 0.0
-                },
-                QueueBin {
-                    lo: 1,
-                    hi: 1,
-                    seconds: 25.0
-                },
-                QueueBin {
-                    lo: 2,
-                    hi: 2,
-                    seconds: 5.0
-                },
-            ]
+            (s.users.jobs[0], s.users.jobs[50], s.users.jobs[100]),
+            (1.0, 1.5, 2.0)
         );
+        assert_eq!(s.users.activity_s[50], 2.5);
+        assert_eq!(s.users.active_days, vec![1.0; PERCENTILES]);
+        assert_eq!(s.users.lateness_s[25], -12.5);
+        // The timeline: submissions at 0 s and 5 s (day 0), 100 000 s (day 1).
+        assert_eq!((s.timeline.start_s, s.timeline.bin_s), (0, 86_400));
+        assert_eq!(s.timeline.submitted, [2, 1]);
+        assert_eq!(s.timeline.finished, [2, 0]);
+        // Waits 10 s and 25 s: log10 × 8 = 8 and 11.18; bounded slowdowns 20/10 = 2
+        // (bin ⌊8·0.301⌋ = 2) and 35/10 = 3.5 (bin ⌊8·0.544⌋ = 4).
         assert_eq!(
-            s.users,
-            [
-                UserActivity {
-                    user: 1,
-                    jobs: 2,
-                    activity_s: 5.0,
-                    active_days: 1
-                },
-                UserActivity {
-                    user: 2,
-                    jobs: 1,
-                    activity_s: 0.0,
-                    active_days: 1
-                },
-            ]
+            (s.wait_s.below, &s.wait_s.counts[..]),
+            (0, &[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1][..])
         );
+        assert_eq!(s.bounded_slowdown.counts, [0, 0, 1, 0, 1]);
         // Without a calendar: no hours; days of 24 h from the trace's start.
         let records = [
             record(0, Some(0)),
             record(86_399, Some(86_399)),
             record(86_400, Some(86_400)),
         ];
-        let s = RunSummary::of(&records, &[7, 7, 7], None);
+        let s = summary(&records, &[7, 7, 7], 1);
         assert!(s.hour_of_week.is_none());
-        assert_eq!(s.users[0].active_days, 2);
-        assert_eq!(s.users[0].activity_s, 86_400.0);
+        assert_eq!(s.users.active_days[0], 2.0);
+        assert_eq!(s.users.activity_s[0], 86_400.0);
+        assert_eq!(s.wait_s.below, 3);
+    }
+
+    /// By hand: job 1 (4 nodes) runs 0–43 200 s; job 2 (2 nodes), submitted at 3 600 s,
+    /// runs 43 200–129 600 s, on 4 nodes. Day 0: busy 4·43 200 + 2·43 200 = 259 200
+    /// node·s (mean 3), queue 1 for 39 600 s (mean 0.458); day 1: busy 2·43 200 (mean 1).
+    #[test]
+    fn timeline_and_busy_nodes_by_hand() {
+        let job = |submit: i64, start: i64, run: i64, size: u32| JobRecord {
+            size,
+            finish: Some(Time::from_secs(start + run)),
+            runtime: Time::from_secs(run),
+            ..record(submit, Some(start))
+        };
+        let records = [job(0, 0, 43_200, 4), job(3_600, 43_200, 86_400, 2)];
+        let s = summary(&records, &[1, 2], 4);
+        let t = &s.timeline;
+        assert_eq!((t.start_s, t.bin_s), (0, 86_400));
+        assert_eq!(
+            (&t.submitted[..], &t.finished[..]),
+            (&[2, 0][..], &[1, 1][..])
+        );
+        assert_eq!(t.busy_mean, [3.0, 1.0]);
+        assert_eq!(t.queue_mean, [0.458, 0.0]);
+        let mut busy = [0.0; BUSY_BINS];
+        busy[19] = 43_200.0; // 4 of 4 nodes: the last bin includes 100 %
+        busy[10] = 86_400.0; // 2 of 4: 50–55 %
+        assert_eq!(s.busy_nodes, busy);
+        let queue: Vec<f64> = s.queue_length.iter().map(|b| b.seconds).collect();
+        assert_eq!(queue, [3_600.0, 39_600.0]);
+        // Wait 39 600 s: ⌊8·log10(39 600)⌋ = ⌊36.78⌋ = 36; bounded slowdowns 1 and
+        // 126 000 / 86 400 = 1.458 (⌊8·0.164⌋ = 1).
+        assert_eq!(
+            (s.wait_s.below, s.wait_s.counts.len(), s.wait_s.counts[36]),
+            (1, 37, 1)
+        );
+        assert_eq!(s.bounded_slowdown.counts, [1, 1]);
+    }
+
+    /// A schedule of 1 000 days has 500 bins of 2 days; of 2 000 days, 500 of 4 days.
+    #[test]
+    fn timeline_bins_widen_to_stay_bounded() {
+        for (days, width) in [(1_000, 2), (2_000, 4), (512, 1)] {
+            let records = [record(0, Some(0)), record(86_400 * (days - 1), None)];
+            let t = summary(&records, &[1, 1], 1).timeline;
+            assert_eq!(t.bin_s, 86_400 * width, "{days} days");
+            assert_eq!(t.submitted.len(), (days / width) as usize, "{days} days");
+            assert!(t.submitted.len() <= TIMELINE_BINS);
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde::Serialize;
 /// the encoding of a [`RunDescription`] changes what a run produces or how it is keyed.
 /// The golden test `tests/integration/campaign.rs` fails when results change without
 /// it.
-pub const SEMANTICS_VERSION: u32 = 4;
+pub const SEMANTICS_VERSION: u32 = 5;
 
 /// A run as asked for, before its workload is loaded: every choice but the workload.
 #[derive(Clone, Debug, PartialEq)]

@@ -13,7 +13,7 @@ mod description;
 pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, Simulation};
 
 use crate::metrics::{
-    Lateness, RunSummary, SchedulingMetrics, UserLateness, lateness, lateness_by_user,
+    Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, lateness, lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -200,8 +200,15 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
             options.semantics.walltime,
         )
     });
+    let user_lateness = lateness_by_user(&users, &recorded, &replayed);
     // A workload without a calendar (header fields) has no hour-of-week summary.
-    let summary = RunSummary::of(&output.records, &users, calendar.as_ref().ok());
+    let summary = RunSummary::of(SummaryInput {
+        records: &output.records,
+        users: &users,
+        lateness: &user_lateness,
+        nodes: platform.nodes,
+        calendar: calendar.as_ref().ok(),
+    });
     Ok(RunResult {
         summary,
         base_platform,
@@ -210,7 +217,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         output,
         metrics,
         lateness: lateness(&recorded, &replayed),
-        user_lateness: lateness_by_user(&users, &recorded, &replayed),
+        user_lateness,
         violations,
     })
 }

@@ -261,6 +261,7 @@ fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
         .arg(&cache)
         .arg("--out")
         .arg(&out)
+        .arg("--summaries")
         .assert()
         .success();
     let (header, rows) = read_csv(&out.join("runs.csv"));
@@ -273,10 +274,10 @@ fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
     }
     let counts: Vec<(&str, usize)> = keys.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
     assert_eq!(counts, [("adjusted", 1), ("fluid", 4), ("rigid", 1)]);
-    // Per-run summaries for figures: the fixture has no calendar (no hour-of-week rows),
-    // but queue lengths and one activity row per user and run (2 users × 12 runs).
-    let activity = std::fs::read_to_string(out.join("summaries/user_activity.csv")).unwrap();
-    assert_eq!(activity.lines().count(), 1 + 2 * 12);
+    // Per-run summaries (`--summaries`): the fixture has no calendar (no hour-of-week
+    // rows), but 101 per-user percentile rows per run (0, 1, …, 100 %) for 12 runs.
+    let activity = std::fs::read_to_string(out.join("summaries/users.csv")).unwrap();
+    assert_eq!(activity.lines().count(), 1 + 101 * 12);
     let hours = std::fs::read_to_string(out.join("summaries/hour_of_week.csv")).unwrap();
     assert_eq!(hours.lines().count(), 1);
 }
@@ -367,6 +368,7 @@ fn hour_of_week_summary_by_hand() {
         .arg(dir.path().join("cache"))
         .arg("--out")
         .arg(&out)
+        .arg("--summaries")
         .assert()
         .success();
     let text = std::fs::read_to_string(out.join("summaries/hour_of_week.csv")).unwrap();
