@@ -263,6 +263,50 @@ fn shaking(c: &mut Criterion) {
     group.finish();
 }
 
+/// The per-run summaries for figures against the run that computes them: a whole EASY
+/// run as a campaign runs it (summaries included), and the summaries alone on that
+/// run's records, on SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826 jobs). Target: the
+/// summaries cost at most 5 % of the run.
+fn summaries(c: &mut Criterion) {
+    use campaign::metrics::{RunSummary, SummaryInput, lateness_by_user};
+    use campaign::run::{RunOptions, run};
+    for (name, nodes) in [
+        ("SDSC-SP2-1998-4.2-cln", 128),
+        ("CEA-Curie-2011-2.1-cln", 93_312),
+    ] {
+        let w = workload(name);
+        let short = name.split('-').take(2).collect::<Vec<_>>().join("-");
+        let mut group = c.benchmark_group(format!("summary/{short}"));
+        group.throughput(Throughput::Elements(w.len() as u64));
+        group.sample_size(10);
+        group.measurement_time(Duration::from_secs(10));
+        let options = RunOptions {
+            check: true,
+            ..RunOptions::on(nodes)
+        };
+        group.bench_function("run/easy", |b| {
+            b.iter(|| run(black_box(&w), &options).unwrap())
+        });
+        let result = run(&w, &options).unwrap();
+        let users: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
+        let submits: Vec<_> = w.jobs().iter().map(|j| j.submit).collect();
+        let lateness = lateness_by_user(&users, &submits, &submits);
+        let calendar = Calendar::of(&w.header).ok();
+        group.bench_function("summary-only/easy", |b| {
+            b.iter(|| {
+                RunSummary::of(SummaryInput {
+                    records: black_box(&result.output.records),
+                    users: &users,
+                    lateness: &lateness,
+                    nodes,
+                    calendar: calendar.as_ref(),
+                })
+            })
+        });
+        group.finish();
+    }
+}
+
 /// EASY on CTC-SP2 with arrivals scaled to a load from 0.5 to 0.95: the time per run
 /// must stay of the same order as the queue grows (no quadratic pass).
 fn load(c: &mut Criterion) {
@@ -324,6 +368,6 @@ fn models(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers, replay, user_models, sessions, shaking, load, models
+    targets = parse, schedulers, replay, user_models, sessions, shaking, summaries, load, models
 }
 criterion_main!(benches);

@@ -256,7 +256,9 @@ impl Cache {
     }
 }
 
-/// Writes `value` as JSON to `path`, whole or not at all ([`crate::atomic`]).
+/// Writes `value` as one line of JSON to `path` (compact: a run's summary is mostly
+/// arrays, which indented JSON would spread one number per line, doubling the size),
+/// whole or not at all ([`crate::atomic`]).
 fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheError> {
     let io = |source| CacheError::Io {
         path: path.to_path_buf(),
@@ -264,7 +266,8 @@ fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheErr
     };
     std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
     crate::atomic::write_new(path, |out| {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)
+        serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?;
+        std::io::Write::write_all(out, b"\n")
     })
     .map_err(io)
 }
@@ -361,11 +364,10 @@ mod tests {
         std::fs::create_dir_all(cache.path(&other).parent().unwrap()).unwrap();
         std::fs::copy(&path, cache.path(&other)).unwrap();
         assert!(matches!(cache.get(&other), Err(CacheError::Corrupt { .. })));
-        let text = std::fs::read_to_string(&path).unwrap().replace(
-            &format!("\"semantics_version\": {SEMANTICS_VERSION}"),
-            "\"semantics_version\": 0",
-        );
-        std::fs::write(&path, text).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let old = format!("\"semantics_version\":{SEMANTICS_VERSION}");
+        assert!(text.contains(&old), "{text}");
+        std::fs::write(&path, text.replace(&old, "\"semantics_version\":0")).unwrap();
         assert!(matches!(
             cache.get(&record.key),
             Err(CacheError::Corrupt { .. })

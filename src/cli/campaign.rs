@@ -9,8 +9,8 @@ use ::campaign::campaign::runner::{
 use ::campaign::campaign::shard::{Shard, shards};
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
 use ::campaign::report::{
-    ReportRun, build_table, markdown, runs_frame, shaking_frames, write_csv, write_runs,
-    write_summaries, write_table,
+    PageInfo, ReportRun, build_table, campaign_figures, markdown, runs_frame, shaking_frames,
+    write_csv, write_html, write_runs, write_summaries, write_table,
 };
 use ::campaign::workload::{
     ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
@@ -592,6 +592,7 @@ fn write_report(
         write_csv(&mut seeds, &dir.join("shaking-seeds.csv"))?;
     }
     let mut out = String::new();
+    let mut tables = Vec::with_capacity(spec.tables.len());
     for t in &spec.tables {
         let mut table = build_table(&df, &wide, t)?;
         write_table(&mut table, &dir.join("tables"))?;
@@ -609,13 +610,33 @@ fn write_report(
             )?;
             writeln!(out, "{}", markdown(header, rows))?;
         }
+        tables.push(table);
     }
+    let figures = campaign_figures(spec, &runs);
+    let statuses = ["ok", "failed", "not run"].map(|status| {
+        let n = outcomes
+            .iter()
+            .filter(|o| match o {
+                None => status == "not run",
+                Some(o) if o.record().is_some() => status == "ok",
+                Some(_) => status == "failed",
+            })
+            .count();
+        (status, n)
+    });
+    let page = PageInfo {
+        name: &spec.name,
+        description: spec.description.as_deref(),
+        spec_file: &spec.file,
+        counts: statuses.to_vec(),
+    };
+    let drawn = write_html(dir, &page, &tables, &figures)?;
     if spec.tables.is_empty() {
         out.push_str(&summary(planned, outcomes)?);
     }
     writeln!(
         out,
-        "outputs in {} (runs.parquet, runs.csv{}{}{})",
+        "outputs in {} (report.html with {drawn} figures, runs.parquet, runs.csv{}{}{})",
         shown.display(),
         if summaries { ", summaries/" } else { "" },
         if shaken {

@@ -83,6 +83,11 @@ pub(crate) struct SimulateArgs {
     /// sorted by them).
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
+    /// Draw the run's figures into this directory as SVG files: submissions and
+    /// completions over time, queue length, wait and bounded-slowdown distributions,
+    /// jobs per hour of the week (with a calendar), per-user activity and lateness.
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
     /// table: labelled text (days and seconds); json: everything, with the policies.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -294,6 +299,16 @@ impl SimulateArgs {
         }
         if let Some(out) = &self.users_out {
             write_users_csv(out, &result.user_lateness)?;
+        }
+        if let Some(dir) = &self.plot {
+            let what = format!(
+                "{}, {scheduler}, replay {replay}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let figures = ::campaign::report::run_figures(&result.summary, &what);
+            ::campaign::report::write_svgs(dir, &figures)
+                .with_context(|| format!("--plot {}", dir.display()))?;
+            eprintln!("{} figures in {}", figures.len(), dir.display());
         }
         if let Some(out) = &self.swf_out {
             let notes = [format!(

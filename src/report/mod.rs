@@ -9,7 +9,13 @@ use crate::campaign::runner::Outcome;
 use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use polars::prelude::*;
 
+mod chart;
+mod figures;
+mod html;
 mod summaries;
+pub use chart::{ChartError, Figure};
+pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
+pub use html::{PageInfo, write_html, write_svgs};
 use std::fmt::Write as _;
 use std::path::Path;
 pub use summaries::write_summaries;

@@ -6,6 +6,7 @@ mod bad_input;
 mod campaign;
 mod common;
 mod evalys;
+mod figures;
 mod fuzz;
 mod models;
 mod properties;

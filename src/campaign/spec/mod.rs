@@ -53,6 +53,7 @@
 
 mod axes;
 mod error;
+mod figures;
 mod raw;
 mod selections;
 mod sweep;
@@ -63,6 +64,7 @@ mod variants;
 
 pub use axes::{AXIS_COUNT, Axis, AxisName, COLUMNS, Choices, PartialChoices};
 pub use error::{At, SpecError};
+pub use figures::{DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, swept_parameter, swept_value};
 pub use selections::{GridDef, Selection};
 pub use tables::{Aggregate, Expected, TableSpec};
 pub use variants::{DEFAULT_VARIANT, ShakeVariant, WorkloadVariant};
@@ -103,6 +105,7 @@ pub struct Spec {
     pub excludes: Vec<Selection>,
     pub includes: Vec<Selection>,
     pub tables: Vec<TableSpec>,
+    pub figures: Vec<FigureSpec>,
 }
 
 impl Spec {
@@ -236,6 +239,7 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         excludes: Vec::new(),
         includes: Vec::new(),
         tables: Vec::new(),
+        figures: Vec::new(),
     };
     variants::check_swept_names(src, &spec)?;
     spec.experiments = selections::experiments(src, &raw, &spec)?;
@@ -243,6 +247,7 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
     spec.excludes = selections::excludes(src, &raw, &spec)?;
     spec.includes = selections::includes(src, &raw, &spec)?;
     spec.tables = tables::tables(src, &raw, &spec)?;
+    spec.figures = figures::figures(src, &raw, &spec)?;
     Ok(spec)
 }
 

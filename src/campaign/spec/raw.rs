@@ -212,6 +212,61 @@ impl<'de> Deserialize<'de> for RawStudy {
     }
 }
 
+/// A figure as written: `kind`, `title`, `study`, `metrics`, `series`, `x`, and the
+/// variants it is restricted to on each axis it names.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RawFigure {
+    pub kind: Spanned<String>,
+    pub title: Option<String>,
+    pub study: Option<Spanned<String>>,
+    pub metrics: Vec<Spanned<String>>,
+    pub series: Vec<Spanned<String>>,
+    pub x: Option<Spanned<String>>,
+    pub filter: RawSelection,
+}
+
+impl<'de> Deserialize<'de> for RawFigure {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawFigure;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a figure: kind, title, study, metrics, series, x and axis = variant name(s)",
+                )
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFigure, A::Error> {
+                let (mut kind, mut title, mut study, mut x) = (None, None, None, None);
+                let (mut metrics, mut series) = (Vec::new(), Vec::new());
+                let mut filter = RawSelection::default();
+                visit_axes(&mut map, &mut filter, |key, map| {
+                    match key {
+                        "kind" => kind = Some(map.next_value()?),
+                        "title" => title = Some(map.next_value()?),
+                        "study" => study = Some(map.next_value()?),
+                        "metrics" => metrics = map.next_value()?,
+                        "series" => series = map.next_value()?,
+                        "x" => x = Some(map.next_value()?),
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                let kind = kind.ok_or_else(|| A::Error::missing_field("kind"))?;
+                Ok(RawFigure {
+                    kind,
+                    title,
+                    study,
+                    metrics,
+                    series,
+                    x,
+                    filter,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// A spec as written.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -244,6 +299,8 @@ pub(super) struct RawSpec {
     pub include: Vec<Spanned<RawSelection>>,
     #[serde(default)]
     pub table: Vec<Spanned<RawTable>>,
+    #[serde(default)]
+    pub figure: Vec<Spanned<RawFigure>>,
     /// Published values to print beside ours: `table`, the row and column axes'
     /// variant names, and metric values.
     #[serde(default)]

@@ -75,7 +75,7 @@ fn single(
 
 /// Every variant each named axis's names select (a sweep's base name: all its
 /// variants).
-fn all(
+pub(super) fn all(
     src: Source<'_>,
     spec: &Spec,
     sel: &RawSelection,

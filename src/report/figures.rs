@@ -1,0 +1,762 @@
+//! The figures of a report ([`campaign_figures`]) and of one run ([`run_figures`]),
+//! from the cached results alone: per-run summaries (timeline, hour of week, per-user
+//! distributions, queue lengths, waits, bounded slowdowns) compared between series, and
+//! metrics over shake seeds or model replications, or against a swept parameter.
+//!
+//! A figure spec (`[[figure]]`, or one chosen by the axes present) names its series
+//! axes; every combination of the other axes' variants makes one figure.
+
+use super::ReportRun;
+use super::chart::{Figure, LinePanel, Panel, Series, Strip, StripPanel};
+use crate::campaign::cache::RunRecord;
+use crate::campaign::columns::MetricRow;
+use crate::campaign::spec::{
+    AxisName, DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, Spec, swept_parameter, swept_value,
+};
+use crate::metrics::{LogHistogram, RunSummary};
+use crate::quantile::quantile_sorted;
+use std::collections::BTreeMap;
+
+/// At most this many figures in a report; the others are counted, not drawn.
+pub const MAX_FIGURES: usize = 120;
+
+/// A report's figures, and how many more its figure specs asked for.
+#[derive(Debug, Default)]
+pub struct Figures {
+    pub figures: Vec<Figure>,
+    pub omitted: usize,
+}
+
+/// The figures of a campaign: those of its `[[figure]]` sections, or chosen by the axes
+/// present ([`default_specs`]).
+pub fn campaign_figures(spec: &Spec, runs: &[ReportRun<'_>]) -> Figures {
+    let specs = if spec.figures.is_empty() {
+        default_specs(spec, runs)
+    } else {
+        spec.figures.clone()
+    };
+    let mut out = Figures::default();
+    for fs in &specs {
+        for f in build(spec, fs, runs) {
+            if out.figures.len() < MAX_FIGURES {
+                out.figures.push(f);
+            } else {
+                out.omitted += 1;
+            }
+        }
+    }
+    // File names are unique.
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for f in &mut out.figures {
+        let n = seen.entry(f.name.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            f.name = format!("{}-{n}", f.name);
+        }
+    }
+    out
+}
+
+/// The figures of one run's summary (`campaign simulate --plot`).
+pub fn run_figures(summary: &RunSummary, what: &str) -> Vec<Figure> {
+    let series = [(String::new(), summary)];
+    [
+        FigureKind::Timeline,
+        FigureKind::QueueLength,
+        FigureKind::Wait,
+        FigureKind::BoundedSlowdown,
+        FigureKind::HourOfWeek,
+        FigureKind::Activity,
+        FigureKind::UserLateness,
+    ]
+    .into_iter()
+    .filter_map(|kind| summary_figure(kind, kind.name().to_string(), what, &series))
+    .collect()
+}
+
+/// A run with a result.
+type Done<'a> = (&'a ReportRun<'a>, &'a RunRecord);
+/// Runs by series value, in plan order.
+type SeriesRuns<'a> = Vec<(String, Vec<Done<'a>>)>;
+/// A figure's runs: the values of its group axes, and its runs by series value.
+type Group<'a> = (Vec<String>, SeriesRuns<'a>);
+
+/// The runs a figure spec covers: with a result, in its study, within its filter.
+fn selected<'a>(fs: &FigureSpec, runs: &'a [ReportRun<'a>]) -> Vec<Done<'a>> {
+    runs.iter()
+        .filter(|r| fs.study.is_none() || r.labels.study.as_deref() == fs.study.as_deref())
+        .filter(|r| {
+            fs.filter.iter().all(|(axis, names)| {
+                r.labels
+                    .get(*axis)
+                    .is_some_and(|v| names.iter().any(|n| n == v))
+            })
+        })
+        .filter_map(|r| Some((r, r.outcome?.record()?)))
+        .collect()
+}
+
+/// The axes that make one figure each: every axis but the series axes and `x`, and
+/// without axes tied to them by experiments (an experiment sets the scheduler and the
+/// platform: as a series axis it takes them along, and they take it along).
+fn group_axes(spec: &Spec, fs: &FigureSpec) -> Vec<AxisName> {
+    let plotted: Vec<AxisName> = fs.series.iter().copied().chain(fs.x).collect();
+    let tied = |a: AxisName| match a {
+        AxisName::Axis(axis) => spec.experiments.iter().any(|(_, c)| c.get(axis).is_some()),
+        AxisName::Experiment => false,
+    };
+    let experiment_plotted = plotted.contains(&AxisName::Experiment);
+    let tied_plotted = plotted.iter().any(|&a| tied(a));
+    // Where an experiment names the group, the axes it sets would only repeat it.
+    let experiment_groups = !spec.experiments.is_empty() && !experiment_plotted && !tied_plotted;
+    AxisName::ALL
+        .into_iter()
+        .filter(|a| !plotted.contains(a))
+        .filter(|&a| !((experiment_plotted || experiment_groups) && tied(a)))
+        .filter(|&a| !(tied_plotted && a == AxisName::Experiment))
+        .collect()
+}
+
+fn values_of(labels: &crate::campaign::Labels, axes: &[AxisName]) -> Vec<String> {
+    axes.iter()
+        .map(|&a| labels.get(a).unwrap_or("").to_string())
+        .collect()
+}
+
+/// The selected runs by group (values of the group axes, in plan order), then by series
+/// value (in plan order).
+fn grouped<'a>(
+    spec: &Spec,
+    fs: &FigureSpec,
+    runs: &'a [ReportRun<'a>],
+) -> (Vec<AxisName>, Vec<Group<'a>>) {
+    let axes = group_axes(spec, fs);
+    let mut groups: Vec<Group<'a>> = Vec::new();
+    for done in selected(fs, runs) {
+        let key = values_of(done.0.labels, &axes);
+        let series = values_of(done.0.labels, &fs.series).join(" / ");
+        let g = match groups.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let list = &mut groups[g].1;
+        match list.iter().position(|(s, _)| *s == series) {
+            Some(i) => list[i].1.push(done),
+            None => list.push((series, vec![done])),
+        }
+    }
+    (axes, groups)
+}
+
+/// A group's description: its study, then each group axis's variant where the axis
+/// takes several values in the figure's runs.
+fn describe(fs: &FigureSpec, axes: &[AxisName], key: &[String], all: &[Group<'_>]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(s) = &fs.study {
+        parts.push(format!("study {s}"));
+    }
+    for (i, a) in axes.iter().enumerate() {
+        if all.iter().any(|(k, _)| k[i] != key[i]) && !key[i].is_empty() {
+            parts.push(format!("{a} {}", key[i]));
+        }
+    }
+    parts.join(", ")
+}
+
+/// A file-name stem from words.
+fn slug(words: &[&str]) -> String {
+    let mut s = String::new();
+    for w in words.iter().filter(|w| !w.is_empty()) {
+        if !s.is_empty() {
+            s.push('-');
+        }
+        for c in w.chars() {
+            match c {
+                c if c.is_ascii_alphanumeric() || c == '.' => s.push(c.to_ascii_lowercase()),
+                '*' => s.push_str("_times_"),
+                '/' => s.push_str("_over_"),
+                _ => s.push('_'),
+            }
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c != '_' || !out.ends_with(['_', '-']) {
+            out.push(c);
+        }
+    }
+    out.trim_matches('_')
+        .replace("_-", "-")
+        .chars()
+        .take(120)
+        .collect()
+}
+
+fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
+    let (axes, groups) = grouped(spec, fs, runs);
+    let mut out = Vec::new();
+    for (key, series) in &groups {
+        let what = describe(fs, &axes, key, &groups);
+        let mut words: Vec<&str> = vec![fs.study.as_deref().unwrap_or("")];
+        words.extend(
+            key.iter()
+                .enumerate()
+                .filter(|(i, _)| groups.iter().any(|(k, _)| k[*i] != key[*i]))
+                .map(|(_, v)| v.as_str()),
+        );
+        if fs.kind.plots_metrics() {
+            for metric in &fs.metrics {
+                let mut w = vec![fs.kind.name(), metric.as_str()];
+                w.extend(&words);
+                let name = slug(&w);
+                let f = match fs.kind {
+                    FigureKind::Sweep => sweep_figure(fs, name, metric, &what, series),
+                    _ => seeds_figure(fs, name, metric, &what, series),
+                };
+                out.extend(f);
+            }
+        } else {
+            // One run per series: the lowest seed (the unshaken run where there is one).
+            let chosen: Vec<(String, &RunSummary)> = series
+                .iter()
+                .filter_map(|(name, done)| {
+                    let d = done.iter().min_by_key(|d| d.0.labels.seed)?;
+                    Some((name.clone(), &d.1.summary))
+                })
+                .collect();
+            let mut w = vec![fs.kind.name()];
+            w.extend(&words);
+            out.extend(
+                summary_figure(fs.kind, slug(&w), &what, &chosen).map(|mut f| {
+                    if let Some(t) = &fs.title {
+                        f.title = t.clone();
+                    }
+                    f
+                }),
+            );
+        }
+    }
+    out
+}
+
+fn title(kind: FigureKind) -> &'static str {
+    match kind {
+        FigureKind::Timeline => "Submissions and completions over time",
+        FigureKind::UserLateness => "Mean lateness per user",
+        FigureKind::HourOfWeek => "Jobs submitted per hour of the week",
+        FigureKind::Activity => "Activity length per user",
+        FigureKind::QueueLength => "Queue length (time-weighted)",
+        FigureKind::Wait => "Wait times",
+        FigureKind::BoundedSlowdown => "Bounded slowdowns (τ = 10 s)",
+        FigureKind::Seeds => "Metric over the seeds",
+        FigureKind::Sweep => "Metric against the swept parameter",
+    }
+}
+
+fn with_what(t: &str, what: &str) -> String {
+    if what.is_empty() {
+        t.to_string()
+    } else {
+        format!("{t}: {what}")
+    }
+}
+
+/// A cumulative distribution from percentiles: `(value, fraction)`.
+fn percentile_cdf(p: &[f64], scale: f64) -> Vec<(f64, f64)> {
+    p.iter()
+        .enumerate()
+        .map(|(i, &v)| (v / scale, i as f64 / (p.len() - 1).max(1) as f64))
+        .collect()
+}
+
+/// The cumulative distribution of a log histogram, from 1 on: at each bin's upper edge,
+/// the fraction of values below it.
+fn histogram_cdf(h: &LogHistogram) -> Vec<(f64, f64)> {
+    let total = h.total() as f64;
+    if total == 0.0 {
+        return Vec::new();
+    }
+    let mut acc = h.below as f64;
+    let mut out = vec![(1.0, acc / total)];
+    for (i, &n) in h.counts.iter().enumerate() {
+        acc += n as f64;
+        out.push((LogHistogram::edge(i + 1), acc / total));
+    }
+    out
+}
+
+/// A figure of per-run summaries, one series per `(name, summary)`; `None` when no
+/// series has the data (e.g. hours of the week without a calendar).
+pub(super) fn summary_figure(
+    kind: FigureKind,
+    name: String,
+    what: &str,
+    series: &[(String, &RunSummary)],
+) -> Option<Figure> {
+    let lines = |f: &dyn Fn(&RunSummary) -> Vec<(f64, f64)>| -> Vec<Series> {
+        series
+            .iter()
+            .map(|(n, s)| Series {
+                name: n.clone(),
+                points: f(s),
+                band: Vec::new(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect()
+    };
+    let panel = |title: &str, x: &str, y: &str, x_log: bool, series: Vec<Series>| {
+        Panel::Lines(LinePanel {
+            title: title.to_string(),
+            x_label: x.to_string(),
+            y_label: y.to_string(),
+            x_log,
+            series,
+        })
+    };
+    let day = |s: &RunSummary, i: usize| {
+        (s.timeline.start_s + i as i64 * s.timeline.bin_s) as f64 / 86_400.0
+    };
+    let (panels, caption): (Vec<Panel>, &str) = match kind {
+        FigureKind::Timeline => {
+            let per_bin = lines(&|s| {
+                let days = s.timeline.bin_s as f64 / 86_400.0;
+                (0..s.timeline.submitted.len())
+                    .map(|i| (day(s, i), s.timeline.submitted[i] as f64 / days))
+                    .collect()
+            });
+            let cumulative = |f: fn(&RunSummary) -> &[u64]| {
+                lines(&move |s| {
+                    let mut acc = 0.0;
+                    let mut pts = vec![(day(s, 0), 0.0)];
+                    for (i, &n) in f(s).iter().enumerate() {
+                        acc += n as f64;
+                        pts.push((day(s, i + 1), acc));
+                    }
+                    pts
+                })
+            };
+            let submitted = cumulative(|s| &s.timeline.submitted);
+            let finished = cumulative(|s| &s.timeline.finished);
+            if submitted.is_empty() {
+                return None;
+            }
+            (
+                vec![
+                    panel(
+                        "Jobs submitted per day",
+                        "time (days)",
+                        "jobs per day",
+                        false,
+                        per_bin,
+                    ),
+                    panel(
+                        "Cumulative jobs submitted",
+                        "time (days)",
+                        "jobs",
+                        false,
+                        submitted,
+                    ),
+                    panel(
+                        "Cumulative jobs finished",
+                        "time (days)",
+                        "jobs",
+                        false,
+                        finished,
+                    ),
+                ],
+                "Madon et al. 2024, Figures 2–3: submissions per day (averaged over the \
+                 timeline's bins when it spans more than 512 days) and the cumulative \
+                 numbers of jobs submitted and finished.",
+            )
+        }
+        FigureKind::UserLateness => {
+            let s = lines(&|s| percentile_cdf(&s.users.lateness_s, 3_600.0));
+            (
+                vec![panel(
+                    "",
+                    "mean lateness of the user (hours)",
+                    "fraction of users",
+                    false,
+                    s,
+                )],
+                "Madon et al. 2024, Figure 4: each user's mean lateness (replayed minus \
+                 recorded submission time), as a cumulative distribution over the users \
+                 (101 percentiles).",
+            )
+        }
+        FigureKind::HourOfWeek => {
+            let s = lines(&|s| {
+                let Some(h) = &s.hour_of_week else {
+                    return Vec::new();
+                };
+                let total = h.iter().sum::<u64>().max(1) as f64;
+                h.iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as f64, n as f64 / total))
+                    .collect()
+            });
+            (
+                vec![panel(
+                    "",
+                    "hour of the week (local; Monday 0:00 = 0)",
+                    "fraction of jobs",
+                    false,
+                    s,
+                )],
+                "Zakay & Feitelson 2013, Figures 5, 6 and 8: the fraction of jobs submitted \
+                 in each local hour of the week.",
+            )
+        }
+        FigureKind::Activity => {
+            let s = lines(&|s| percentile_cdf(&s.users.activity_s, 86_400.0));
+            (
+                vec![panel(
+                    "",
+                    "activity length of the user (days)",
+                    "fraction of users",
+                    false,
+                    s,
+                )],
+                "Zakay & Feitelson 2013, Figures 7 and 9: each user's activity length (first \
+                 to last submission), as a cumulative distribution over the users.",
+            )
+        }
+        FigureKind::QueueLength => {
+            let s = lines(&|s| {
+                let total: f64 = s.queue_length.iter().map(|b| b.seconds).sum();
+                if total <= 0.0 {
+                    return Vec::new();
+                }
+                let mut acc = 0.0;
+                s.queue_length
+                    .iter()
+                    .map(|b| {
+                        acc += b.seconds;
+                        (b.hi as f64, acc / total)
+                    })
+                    .collect()
+            });
+            (
+                vec![panel(
+                    "",
+                    "queue length (jobs waiting)",
+                    "fraction of the time",
+                    false,
+                    s,
+                )],
+                "Zakay & Feitelson 2013, Figure 10: the fraction of the time the queue held \
+                 at most each number of jobs (exact up to 15, then by powers of two).",
+            )
+        }
+        FigureKind::Wait | FigureKind::BoundedSlowdown => {
+            let wait = kind == FigureKind::Wait;
+            let s = lines(&|s| histogram_cdf(if wait { &s.wait_s } else { &s.bounded_slowdown }));
+            (
+                vec![panel(
+                    "",
+                    if wait {
+                        "wait time (s)"
+                    } else {
+                        "bounded slowdown"
+                    },
+                    "fraction of jobs below",
+                    true,
+                    s,
+                )],
+                "The cumulative distribution over the jobs that ran, from log-binned counts \
+                 (8 bins per decade; values under 1 at the left end).",
+            )
+        }
+        FigureKind::Seeds | FigureKind::Sweep => return None,
+    };
+    if panels
+        .iter()
+        .all(|p| matches!(p, Panel::Lines(l) if l.series.is_empty()))
+    {
+        return None;
+    }
+    Some(Figure {
+        name,
+        title: with_what(title(kind), what),
+        caption: caption.to_string(),
+        panels,
+    })
+}
+
+fn metric(d: &Done<'_>, metric: &str) -> Option<f64> {
+    MetricRow::of(d.1).get(metric).filter(|x| x.is_finite())
+}
+
+/// A metric over the seeds of each series value: the shaken runs' (or replications')
+/// values as dots with their box, the unshaken run's value marked.
+fn seeds_figure(
+    fs: &FigureSpec,
+    name: String,
+    m: &str,
+    what: &str,
+    series: &[(String, Vec<Done<'_>>)],
+) -> Option<Figure> {
+    let strips: Vec<Strip> = series
+        .iter()
+        .map(|(n, done)| {
+            let reference = done
+                .iter()
+                .find(|d| !d.0.replicated && d.0.labels.seed == 0)
+                .and_then(|d| metric(d, m));
+            Strip {
+                name: if n.is_empty() {
+                    "all".into()
+                } else {
+                    n.clone()
+                },
+                values: done
+                    .iter()
+                    .filter(|d| d.0.replicated || d.0.labels.seed > 0)
+                    .filter_map(|d| metric(d, m))
+                    .collect(),
+                reference,
+            }
+        })
+        .filter(|s| !s.values.is_empty() || s.reference.is_some())
+        .collect();
+    if strips.is_empty() {
+        return None;
+    }
+    Some(Figure {
+        name,
+        title: fs
+            .title
+            .clone()
+            .unwrap_or_else(|| with_what(&format!("{m} over the seeds"), what)),
+        caption: format!(
+            "{m} of each shaken run (or replication) as a dot, with the quartiles as a box \
+             and whiskers to the 5th and 95th percentiles; the red line is the unshaken run \
+             (Ouaknine 2007, Figures 5.1–5.2)."
+        ),
+        panels: vec![Panel::Strips(StripPanel {
+            title: String::new(),
+            y_label: m.to_string(),
+            strips,
+            reference_label: "unshaken".into(),
+        })],
+    })
+}
+
+/// A metric against the swept parameter of axis `x`: per series value, the unshaken
+/// runs' line, or the shaken runs' mean with the band of their 5th–95th percentiles.
+fn sweep_figure(
+    fs: &FigureSpec,
+    name: String,
+    m: &str,
+    what: &str,
+    series: &[(String, Vec<Done<'_>>)],
+) -> Option<Figure> {
+    let x_axis = fs.x?;
+    let x_of = |d: &Done<'_>| d.0.labels.get(x_axis).and_then(swept_value);
+    let mut lines: Vec<Series> = Vec::new();
+    let mut unshaken_drawn = false;
+    for (n, done) in series {
+        let shaken = done.iter().any(|d| d.0.replicated || d.0.labels.seed > 0);
+        let label = if n.is_empty() { "" } else { n.as_str() };
+        if shaken {
+            let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
+            for d in done
+                .iter()
+                .filter(|d| d.0.replicated || d.0.labels.seed > 0)
+            {
+                if let (Some(x), Some(v)) = (x_of(d), metric(d, m)) {
+                    by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(v);
+                }
+            }
+            let mut pts: Vec<(f64, f64, f64, f64)> = by_x
+                .into_values()
+                .map(|(x, mut v)| {
+                    v.sort_unstable_by(f64::total_cmp);
+                    let mean = v.iter().sum::<f64>() / v.len() as f64;
+                    (
+                        x,
+                        mean,
+                        quantile_sorted(&v, 0.05),
+                        quantile_sorted(&v, 0.95),
+                    )
+                })
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            lines.push(Series {
+                name: format!("{label} shaken: mean, 5–95 %").trim().to_string(),
+                points: pts.iter().map(|p| (p.0, p.1)).collect(),
+                band: pts.iter().map(|p| (p.0, p.2, p.3)).collect(),
+            });
+        }
+        let base: Vec<&Done<'_>> = done
+            .iter()
+            .filter(|d| !d.0.replicated && d.0.labels.seed == 0)
+            .collect();
+        // One unshaken line: the series without seeds, or the first series' seed-0 runs
+        // when every series is shaken.
+        if !base.is_empty() && (!shaken || !unshaken_drawn) {
+            let mut pts: Vec<(f64, f64)> = base
+                .iter()
+                .filter_map(|d| Some((x_of(d)?, metric(d, m)?)))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            pts.dedup_by(|a, b| a.0 == b.0);
+            let shown = if shaken { "unshaken" } else { label };
+            lines.push(Series {
+                name: if shown.is_empty() {
+                    "unshaken".into()
+                } else {
+                    format!("{shown} (unshaken)")
+                },
+                points: pts,
+                band: Vec::new(),
+            });
+            unshaken_drawn = true;
+        }
+    }
+    lines.retain(|s| !s.points.is_empty());
+    if lines.is_empty() {
+        return None;
+    }
+    Some(Figure {
+        name,
+        title: fs
+            .title
+            .clone()
+            .unwrap_or_else(|| with_what(&format!("{m} against {x_axis}"), what)),
+        caption: format!(
+            "{m} against the swept parameter of the {x_axis} axis: unshaken, and the mean of \
+             the shaken runs with the band of their 5th–95th percentiles (Ouaknine 2007, \
+             Figure 6.1)."
+        ),
+        panels: vec![Panel::Lines(LinePanel {
+            title: String::new(),
+            x_label: series
+                .iter()
+                .flat_map(|(_, done)| done)
+                .find_map(|d| swept_parameter(d.0.labels.get(x_axis)?))
+                .map_or_else(
+                    || format!("{x_axis} parameter"),
+                    |(field, _)| format!("{x_axis}: {field}"),
+                ),
+            y_label: m.to_string(),
+            x_log: false,
+            series: lines,
+        })],
+    })
+}
+
+/// The figures chosen by the axes present, per study: comparisons of per-run summaries
+/// when replay models vary (Madon Figures 2–4, Zakay Figures 5–10); metrics against a
+/// swept parameter, or over the seeds, when runs are shaken or replicated (Ouaknine);
+/// distributions per variant otherwise.
+pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSpec> {
+    use crate::campaign::spec::Axis;
+    let studies: Vec<Option<String>> = {
+        let mut s: Vec<Option<String>> = spec.grids.iter().map(|g| g.study.clone()).collect();
+        s.dedup();
+        s
+    };
+    let mut out = Vec::new();
+    for study in studies {
+        let scope: Vec<&ReportRun<'_>> = runs
+            .iter()
+            .filter(|r| r.labels.study.as_deref() == study.as_deref())
+            .filter(|r| r.outcome.and_then(|o| o.record()).is_some())
+            .collect();
+        if scope.is_empty() {
+            continue;
+        }
+        let varies = |a: Axis| {
+            let first = &scope[0].labels[a];
+            scope.iter().any(|r| &r.labels[a] != first)
+        };
+        let varying: Vec<Axis> = Axis::ALL.iter().copied().filter(|&a| varies(a)).collect();
+        let spec_of = |kind: FigureKind, series: Vec<AxisName>, x: Option<AxisName>| FigureSpec {
+            kind,
+            title: None,
+            study: study.clone(),
+            metrics: if kind.plots_metrics() {
+                metrics_of(spec, study.as_deref())
+            } else {
+                Vec::new()
+            },
+            series,
+            x,
+            filter: Vec::new(),
+        };
+        let names = |axes: &[Axis]| axes.iter().map(|&a| AxisName::Axis(a)).collect::<Vec<_>>();
+        let n = out.len();
+        if varying.contains(&Axis::Replay) {
+            let series = names(&[Axis::Replay]);
+            for kind in [
+                FigureKind::Timeline,
+                FigureKind::UserLateness,
+                FigureKind::HourOfWeek,
+                FigureKind::Activity,
+                FigureKind::QueueLength,
+            ] {
+                out.push(spec_of(kind, series.clone(), None));
+            }
+        }
+        let seeded = scope
+            .iter()
+            .any(|r| r.replicated || (r.seeded && r.labels.seed > 0));
+        let swept = varying.iter().copied().find(|&a| {
+            a != Axis::Shake && scope.iter().all(|r| swept_value(&r.labels[a]).is_some())
+        });
+        let shake_series = if varying.contains(&Axis::Shake) {
+            names(&[Axis::Shake])
+        } else {
+            Vec::new()
+        };
+        match swept {
+            Some(x) => out.push(spec_of(
+                FigureKind::Sweep,
+                shake_series,
+                Some(AxisName::Axis(x)),
+            )),
+            None if seeded => {
+                let shaken = scope.iter().any(|r| r.seeded && r.labels.seed > 0);
+                let series = if shaken {
+                    shake_series
+                } else {
+                    names(&varying)
+                };
+                out.push(spec_of(FigureKind::Seeds, series, None));
+            }
+            None => {}
+        }
+        if out.len() == n {
+            let series = names(&varying);
+            for kind in [
+                FigureKind::Timeline,
+                FigureKind::QueueLength,
+                FigureKind::Wait,
+                FigureKind::BoundedSlowdown,
+            ] {
+                out.push(spec_of(kind, series.clone(), None));
+            }
+        }
+    }
+    out
+}
+
+/// The metrics of a study's figures: those of its tables (at most two), or the default.
+fn metrics_of(spec: &Spec, study: Option<&str>) -> Vec<String> {
+    let mut m: Vec<String> = Vec::new();
+    for t in spec.tables.iter().filter(|t| t.study.as_deref() == study) {
+        for x in &t.metrics {
+            if !m.contains(x) && m.len() < 2 {
+                m.push(x.clone());
+            }
+        }
+    }
+    if m.is_empty() {
+        m = DEFAULT_FIGURE_METRICS.map(String::from).to_vec();
+    }
+    m
+}

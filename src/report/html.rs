@@ -1,0 +1,187 @@
+//! `report.html`: one self-contained file (inline SVG and CSS, no script, nothing
+//! fetched), readable offline and attachable to an email; and each figure as its own
+//! `figures/NAME.svg`. The page is well-formed XML as well as HTML.
+
+use super::chart::{html_escape, inline_svg};
+use super::figures::Figures;
+use super::{ReportError, Table, write_text};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What the page says about the campaign besides its tables and figures.
+#[derive(Debug, Clone)]
+pub struct PageInfo<'a> {
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub spec_file: &'a str,
+    /// `(status, count)`: ok, failed, not run.
+    pub counts: Vec<(&'static str, usize)>,
+}
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1000px;margin:2em auto;\
+padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}\
+th,td{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}\
+td:first-child,th:first-child{text-align:left}figure{margin:2em 0}\
+figcaption{font-size:90%;color:#444}svg{max-width:100%;height:auto}\
+nav li{margin:2px 0}";
+
+fn html_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+    out.push_str("<table>\n<tr>");
+    for h in header {
+        let _ = write!(out, "<th>{}</th>", html_escape(h));
+    }
+    out.push_str("</tr>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for c in r {
+            let _ = write!(out, "<td>{}</td>", html_escape(c));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+}
+
+/// Writes `dir/figures/*.svg` and `dir/report.html`; returns how many figures were
+/// written.
+pub fn write_html(
+    dir: &Path,
+    page: &PageInfo<'_>,
+    tables: &[Table],
+    figures: &Figures,
+) -> Result<usize, ReportError> {
+    let mut svgs = Vec::with_capacity(figures.figures.len());
+    for f in &figures.figures {
+        let svg = f.svg().map_err(|e| ReportError::Io {
+            path: dir.join("figures").join(format!("{}.svg", f.name)),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        write_text(&dir.join("figures").join(format!("{}.svg", f.name)), &svg)?;
+        svgs.push(svg);
+    }
+    let mut out = String::new();
+    let title = html_escape(page.name);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n\
+         <title>{title}: campaign report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>{title}</h1>\n"
+    );
+    if let Some(d) = page.description {
+        let _ = writeln!(out, "<p>{}</p>", html_escape(d));
+    }
+    let counts: Vec<String> = page
+        .counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "<p>Spec <code>{}</code>; runs: {}; campaign {}, semantics version {}.</p>",
+        html_escape(page.spec_file),
+        html_escape(&counts.join(", ")),
+        env!("CARGO_PKG_VERSION"),
+        crate::run::SEMANTICS_VERSION
+    );
+    if !tables.is_empty() || !figures.figures.is_empty() {
+        out.push_str("<nav><ul>\n");
+        for t in tables {
+            let _ = writeln!(
+                out,
+                "<li><a href=\"#table-{}\">{}</a></li>",
+                html_escape(&t.name),
+                html_escape(t.title.as_deref().unwrap_or(&t.name))
+            );
+        }
+        // Figures of one kind on one line: "Heading: <a>what</a>, <a>what</a>".
+        let mut last: Option<&str> = None;
+        for f in &figures.figures {
+            let (heading, what) = f.title.split_once(": ").unwrap_or((&f.title, ""));
+            let link = format!(
+                "<a href=\"#figure-{}\">{}</a>",
+                html_escape(&f.name),
+                html_escape(if what.is_empty() { heading } else { what })
+            );
+            if last == Some(heading) && !what.is_empty() {
+                let _ = write!(out, ", {link}");
+            } else {
+                if last.is_some() {
+                    out.push_str("</li>\n");
+                }
+                if what.is_empty() {
+                    let _ = write!(out, "<li>{link}");
+                } else {
+                    let _ = write!(out, "<li>{}: {link}", html_escape(heading));
+                }
+                last = Some(heading);
+            }
+        }
+        if last.is_some() {
+            out.push_str("</li>\n");
+        }
+        out.push_str("</ul></nav>\n");
+    }
+    if !tables.is_empty() {
+        out.push_str("<h2>Tables</h2>\n");
+    }
+    for t in tables {
+        let _ = writeln!(
+            out,
+            "<h3 id=\"table-{}\">{}</h3>",
+            html_escape(&t.name),
+            html_escape(t.title.as_deref().unwrap_or(&t.name))
+        );
+        html_table(&mut out, &t.header, &t.rows);
+        if let Some((header, rows)) = &t.comparison {
+            let _ = writeln!(
+                out,
+                "<p>Published values beside ours{}:</p>",
+                t.expected_source
+                    .as_ref()
+                    .map_or(String::new(), |s| format!(" ({})", html_escape(s)))
+            );
+            html_table(&mut out, header, rows);
+        }
+    }
+    if !figures.figures.is_empty() {
+        out.push_str("<h2>Figures</h2>\n");
+    }
+    for (f, svg) in figures.figures.iter().zip(&svgs) {
+        let _ = writeln!(
+            out,
+            "<figure id=\"figure-{}\">\n<h3>{}</h3>\n{}\n<figcaption>{} \
+             <a href=\"figures/{}.svg\">figures/{}.svg</a></figcaption>\n</figure>",
+            html_escape(&f.name),
+            html_escape(&f.title),
+            inline_svg(svg),
+            html_escape(&f.caption),
+            html_escape(&f.name),
+            html_escape(&f.name),
+        );
+    }
+    if figures.omitted > 0 {
+        let _ = writeln!(
+            out,
+            "<p>{} more figures were asked for and not drawn (at most {}); choose them \
+             with <code>[[figure]]</code> sections.</p>",
+            figures.omitted,
+            super::figures::MAX_FIGURES
+        );
+    }
+    out.push_str("</body>\n</html>\n");
+    write_text(&dir.join("report.html"), &out)?;
+    Ok(figures.figures.len())
+}
+
+/// Writes each figure as `dir/NAME.svg` (`campaign simulate --plot`).
+pub fn write_svgs(dir: &Path, figures: &[super::chart::Figure]) -> Result<(), ReportError> {
+    for f in figures {
+        let path = dir.join(format!("{}.svg", f.name));
+        let svg = f.svg().map_err(|e| ReportError::Io {
+            path: path.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        write_text(&path, &svg)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,389 @@
+//! The HTML report and its figures, as a person would see them: `report.html` is
+//! well-formed, holds one figure per expected series with its axis labels and no NaN
+//! coordinate, works from the cache alone, and a headless Chromium loads and draws it
+//! (with `CAMPAIGN_BROWSER=1`, which `.ci/run` sets where a browser is installed; then
+//! it never skips). `campaign simulate --plot` draws one run's figures.
+
+use crate::common::{campaign, column, read_csv, spec_command, trace_path};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The jobs of KTH-SP2 that a campaign simulates, counted from the trace itself: its
+/// records with an allocated size (field 5) of at least one (one record has -1 and is
+/// dropped by the default cleaning).
+fn kth_jobs() -> u64 {
+    use std::io::Read as _;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(trace_path("KTH-SP2-1996-2.1-cln")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with(';') && !l.trim().is_empty())
+        .filter(|l| l.split_whitespace().nth(4).unwrap().parse::<i64>().unwrap() >= 1)
+        .count() as u64
+}
+
+/// Three studies on KTH-SP2: replay models compared (rigid, a60); interarrival shaking
+/// with 3 seeds; a load sweep (0.6, 0.8) with and without shaking (2 seeds). One table
+/// with a published value.
+fn write_spec(dir: &Path, figures: &str) -> std::path::PathBuf {
+    // A copy of the trace, so that a test can take it away.
+    let trace = dir.join("KTH.swf.gz");
+    if !trace.is_file() {
+        std::fs::copy(trace_path("KTH-SP2-1996-2.1-cln"), &trace).unwrap();
+    }
+    let spec = dir.join("figs.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "figs"
+description = "figures & tables <test>"
+[workloads.KTH]
+trace = {:?}
+[schedulers]
+easy = {{ kind = "easy" }}
+[replays]
+rigid = "rigid"
+a60 = "a60"
+[transforms]
+original = {{}}
+load = {{ load = [0.6, 0.8] }}
+[shakes]
+original = {{}}
+s = {{ attribute = "interarrival", degree = 60, seeds = "1..=3" }}
+s2 = {{ attribute = "interarrival", degree = 60, seeds = "1..=2" }}
+[[study]]
+name = "replay"
+replay = ["rigid", "a60"]
+transform = "original"
+shake = "original"
+[[study]]
+name = "seeds"
+replay = "rigid"
+transform = "original"
+shake = ["original", "s"]
+[[study]]
+name = "sweep"
+replay = "rigid"
+transform = "load"
+shake = ["original", "s2"]
+[[table]]
+name = "t"
+study = "replay"
+rows = ["replay"]
+metrics = ["wait_mean_s"]
+expected_source = "made up"
+[[expected]]
+table = "t"
+replay = "rigid"
+wait_mean_s = 1000.0
+{figures}"#,
+            trace.display().to_string()
+        ),
+    )
+    .unwrap();
+    spec
+}
+
+fn parse(text: &str) -> roxmltree::Document<'_> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(text, options)
+        .unwrap_or_else(|e| panic!("not well-formed: {e}"))
+}
+
+/// The texts of an SVG's `<text>` elements, with how often each appears.
+fn texts(svg: &roxmltree::Node<'_, '_>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for t in svg.descendants().filter(|n| n.tag_name().name() == "text") {
+        let s: String = t
+            .descendants()
+            .filter(|n| n.is_text())
+            .filter_map(|n| n.text())
+            .collect();
+        *out.entry(s.trim().to_string()).or_insert(0) += 1;
+    }
+    out
+}
+
+/// No attribute of any element says NaN or inf.
+fn assert_finite(doc: &roxmltree::Document<'_>, what: &str) {
+    for n in doc.descendants() {
+        for a in n.attributes() {
+            let v = a.value();
+            assert!(
+                !v.contains("NaN") && !v.contains("inf"),
+                "{what}: <{}> {}={v:?}",
+                n.tag_name().name(),
+                a.name()
+            );
+        }
+    }
+}
+
+/// The `<svg>` of the figure whose file stem starts with `prefix` (exactly one).
+fn figure<'a>(doc: &'a roxmltree::Document<'a>, prefix: &str) -> roxmltree::Node<'a, 'a> {
+    let found: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .filter(|n| {
+            n.attribute("id")
+                .is_some_and(|id| id.starts_with(&format!("figure-{prefix}")))
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "figures starting with {prefix}");
+    found[0]
+        .descendants()
+        .find(|n| n.tag_name().name() == "svg")
+        .unwrap()
+}
+
+#[test]
+fn report_html_has_the_figures_of_the_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(dir.path(), "");
+    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+    spec_command("run", &spec, &cache, &out)
+        .arg("--summaries")
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let doc = parse(&html);
+    assert_finite(&doc, "report.html");
+    assert_eq!(doc.root_element().tag_name().name(), "html");
+    // Self-contained: nothing fetched (no script, stylesheet link, image or font URL).
+    for n in doc.descendants() {
+        assert!(!n.has_tag_name("script") && !n.has_tag_name("link") && !n.has_tag_name("img"));
+    }
+    assert!(!html.contains("src=") && !html.contains("url(") && !html.contains("@import"));
+    assert!(html.contains("figures &amp; tables &lt;test&gt;"));
+    // The table and its comparison with the published value.
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("table"))
+            .count(),
+        2
+    );
+    assert!(html.contains("made up"));
+    // By the axes: the replay study compares rigid and a60 in 5 figures (KTH has a
+    // calendar, so hours of the week too); the seeds study and the sweep study draw
+    // their 2 default metrics each.
+    let figures: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .collect();
+    assert_eq!(figures.len(), 5 + 2 + 2);
+    let files = std::fs::read_dir(out.join("figures")).unwrap().count();
+    assert_eq!(files, figures.len());
+    for f in &figures {
+        let id = f.attribute("id").unwrap().strip_prefix("figure-").unwrap();
+        let svg = std::fs::read_to_string(out.join("figures").join(format!("{id}.svg"))).unwrap();
+        assert_finite(&parse(&svg), id);
+        assert_eq!(
+            f.descendants()
+                .filter(|n| n.tag_name().name() == "svg")
+                .count(),
+            1,
+            "{id}"
+        );
+    }
+    // Timeline: three panels, each with both series in its legend and its axis label.
+    let t = texts(&figure(&doc, "timeline-replay"));
+    assert_eq!((t["rigid"], t["a60"], t["time (days)"]), (3, 3, 3));
+    for kind in ["user_lateness", "activity", "queue_length", "hour_of_week"] {
+        let t = texts(&figure(&doc, &format!("{kind}-replay")));
+        assert_eq!((t["rigid"], t["a60"]), (1, 1), "{kind}");
+    }
+    // Seeds: one dot per shaken seed (3), the unshaken value marked.
+    let seeds = figure(&doc, "seeds-bounded_slowdown_mean-seeds");
+    let dots = seeds
+        .descendants()
+        .filter(|n| n.tag_name().name() == "circle")
+        .count();
+    assert_eq!(dots, 3);
+    assert_eq!(texts(&seeds)["unshaken"], 1);
+    // Sweep: the unshaken line and the shaken mean with its band, against the load.
+    let sweep = figure(&doc, "sweep-wait_mean_s-sweep");
+    let t = texts(&sweep);
+    assert!(t.contains_key("original (unshaken)") && t.contains_key("s2 shaken: mean, 5–95 %"));
+    assert_eq!(t["transform: load"], 1);
+    assert_eq!(
+        sweep
+            .descendants()
+            .filter(|n| n.tag_name().name() == "polygon")
+            .count(),
+        1
+    );
+    // The timeline's data: every job of the trace submitted and ended once.
+    let (header, rows) = read_csv(&out.join("summaries/timeline.csv"));
+    let (study, replay) = (column(&header, "study"), column(&header, "replay"));
+    let (sub, fin) = (column(&header, "submitted"), column(&header, "finished"));
+    let sum = |c: usize| -> u64 {
+        rows.iter()
+            .filter(|r| r[study] == "replay" && r[replay] == "rigid")
+            .map(|r| r[c].parse::<u64>().unwrap())
+            .sum()
+    };
+    let jobs = kth_jobs();
+    assert_eq!(jobs, 28_475);
+    assert_eq!((sum(sub), sum(fin)), (jobs, jobs));
+
+    // From the cache alone, the trace gone: the same page.
+    std::fs::remove_file(dir.path().join("KTH.swf.gz")).unwrap();
+    let again = dir.path().join("again");
+    spec_command("report", &spec, &cache, &again)
+        .assert()
+        .success();
+    let html2 = std::fs::read_to_string(again.join("report.html")).unwrap();
+    assert_eq!(html2, html);
+}
+
+/// `[[figure]]` chooses the figures; bad ones are refused before any run.
+#[test]
+fn figure_sections_choose_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        dir.path(),
+        "[[figure]]\nkind = \"seeds\"\nstudy = \"seeds\"\nmetrics = [\"wait_mean_s\"]\n\
+         [[figure]]\nkind = \"queue-length\"\nstudy = \"replay\"\nseries = [\"replay\"]\n\
+         replay = \"a60\"\n",
+    );
+    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+    spec_command("run", &spec, &cache, &out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let doc = parse(&html);
+    let ids: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "figure-seeds-wait_mean_s-seeds",
+            "figure-queue_length-replay"
+        ]
+    );
+    let t = texts(&figure(&doc, "queue_length-replay"));
+    assert!(t.contains_key("a60") && !t.contains_key("rigid"));
+
+    for (bad, says) in [
+        ("kind = \"sweeps\"", "unknown figure kind \"sweeps\""),
+        ("kind = \"sweep\"", "needs `x = \"AXIS\"`"),
+        (
+            "kind = \"sweep\"\nx = \"shake\"",
+            "axis shake has no variant swept",
+        ),
+        (
+            "kind = \"timeline\"\nmetrics = [\"wait_mean_s\"]",
+            "takes no metrics",
+        ),
+        (
+            "kind = \"seeds\"\nmetrics = [\"wait_men_s\"]",
+            "unknown metric \"wait_men_s\"",
+        ),
+        ("kind = \"seeds\"\nreplay = \"a61\"", "a61"),
+    ] {
+        let spec = write_spec(dir.path(), &format!("[[figure]]\n{bad}\n"));
+        campaign()
+            .arg("plan")
+            .arg(&spec)
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(says));
+    }
+}
+
+/// `campaign simulate --plot DIR`: one run's figures, each a well-formed SVG.
+#[test]
+fn simulate_plot_draws_one_runs_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let plots = dir.path().join("plots");
+    campaign()
+        .arg("simulate")
+        .arg(trace_path("KTH-SP2-1996-2.1-cln"))
+        .arg("--plot")
+        .arg(&plots)
+        .assert()
+        .success();
+    let mut names: Vec<String> = std::fs::read_dir(&plots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "activity.svg",
+            "bounded-slowdown.svg",
+            "hour-of-week.svg",
+            "queue-length.svg",
+            "timeline.svg",
+            "user-lateness.svg",
+            "wait.svg"
+        ]
+    );
+    for n in &names {
+        let svg = std::fs::read_to_string(plots.join(n)).unwrap();
+        let doc = parse(&svg);
+        assert_finite(&doc, n);
+    }
+    let svg = std::fs::read_to_string(plots.join("wait.svg")).unwrap();
+    assert_eq!(texts(&parse(&svg).root_element())["wait time (s)"], 1);
+}
+
+/// A headless Chromium loads `report.html`, runs nothing from outside, and draws it: the
+/// DOM it builds holds every figure's SVG, and its screenshot is a PNG of the page.
+#[test]
+fn a_headless_browser_draws_the_report() {
+    if std::env::var("CAMPAIGN_BROWSER").is_ok_and(|v| v == "1") {
+        let browser = ["chromium", "chromium-headless-shell", "chromium-browser"]
+            .into_iter()
+            .find(|b| which(b))
+            .expect("CAMPAIGN_BROWSER=1 but no chromium on PATH");
+        let dir = tempfile::tempdir().unwrap();
+        let spec = write_spec(dir.path(), "");
+        let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+        spec_command("run", &spec, &cache, &out).assert().success();
+        let page = out.join("report.html");
+        let url = format!("file://{}", page.display());
+        let run = |args: &[&str]| {
+            let o = std::process::Command::new(browser)
+                .args(["--headless", "--no-sandbox", "--disable-gpu"])
+                .args(args)
+                .arg(&url)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{browser}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            o
+        };
+        let dom = String::from_utf8(run(&["--dump-dom"]).stdout).unwrap();
+        let html = std::fs::read_to_string(&page).unwrap();
+        let figures = html.matches("<figure ").count();
+        assert_eq!(figures, 9);
+        assert_eq!(dom.matches("<svg ").count(), figures);
+        let shot = dir.path().join("report.png");
+        run(&[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1000,4000",
+        ]);
+        let png = std::fs::read(&shot).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        // IHDR: width and height, big-endian, at bytes 16..24.
+        let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+        assert_eq!((be(&png[16..20]), be(&png[20..24])), (1000, 4000));
+        // A blank page compresses to a few KB; one with figures does not.
+        assert!(png.len() > 50_000, "{} bytes", png.len());
+    }
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
