@@ -89,22 +89,7 @@ impl LogHistogram {
     /// The largest bin index: values from 10^12 on share it.
     const LAST: usize = 12 * LOG_BINS_PER_DECADE as usize - 1;
 
-    fn add(&mut self, x: f64) {
-        if x.is_nan() {
-            return;
-        }
-        if x < 1.0 {
-            self.below += 1;
-            return;
-        }
-        let i = ((x.log10() * f64::from(LOG_BINS_PER_DECADE)).floor() as usize).min(Self::LAST);
-        if self.counts.len() <= i {
-            self.counts.resize(i + 1, 0);
-        }
-        self.counts[i] += 1;
-    }
-
-    /// The lower edge of bin `i`.
+    /// The lower edge of bin `i`: 10^(i/8).
     pub fn edge(i: usize) -> f64 {
         10f64.powf(i as f64 / f64::from(LOG_BINS_PER_DECADE))
     }
@@ -112,6 +97,61 @@ impl LogHistogram {
     /// The number of values counted.
     pub fn total(&self) -> u64 {
         self.below + self.counts.iter().sum::<u64>()
+    }
+}
+
+/// Fills [`LogHistogram`]s: bin `i` holds `edge(i) ≤ x < edge(i + 1)`. The binary
+/// exponent `e` of `x` places it within five bins (8·log10 2^e = 2.41·e, and one bin of
+/// slack for the edges' rounding); four comparisons with the edges, without a branch,
+/// settle it: no logarithm per value, and no misprediction on values in random order
+/// (8 ns a value against 20 with a search loop, 25 with log10, on this machine).
+struct LogBinner {
+    edges: Vec<f64>,
+    below: u64,
+    counts: [u64; LogHistogram::LAST + 1],
+}
+
+impl LogBinner {
+    fn new() -> LogBinner {
+        LogBinner {
+            edges: (0..=LogHistogram::LAST + 5)
+                .map(LogHistogram::edge)
+                .collect(),
+            below: 0,
+            counts: [0; LogHistogram::LAST + 1],
+        }
+    }
+
+    fn add(&mut self, x: f64) {
+        if x.is_nan() {
+            return;
+        }
+        let y = x.clamp(0.5, 1e13);
+        let e = (((y.to_bits() >> 52) & 0x7ff) as i64 - 1023).max(0);
+        let base = ((e as f64 * 8.0 * std::f64::consts::LOG10_2) as usize)
+            .saturating_sub(1)
+            .min(LogHistogram::LAST);
+        let up = (1..=4)
+            .map(|k| usize::from(y >= self.edges[base + k]))
+            .sum::<usize>();
+        if y < 1.0 {
+            self.below += 1;
+        } else {
+            self.counts[(base + up).min(LogHistogram::LAST)] += 1;
+        }
+    }
+
+    /// The histogram of the values added (trailing empty bins left out).
+    fn finish(&self) -> LogHistogram {
+        let used = self
+            .counts
+            .iter()
+            .rposition(|&n| n > 0)
+            .map_or(0, |i| i + 1);
+        LogHistogram {
+            below: self.below,
+            counts: self.counts[..used].to_vec(),
+        }
     }
 }
 
@@ -190,7 +230,7 @@ impl RunSummary {
             }
             h
         });
-        let (mut wait_s, mut bounded_slowdown) = (LogHistogram::default(), LogHistogram::default());
+        let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
         for r in records {
             if let (Some(start), Some(finish)) = (r.start, r.finish) {
                 let wait = (start - r.submit).as_secs_f64();
@@ -219,8 +259,8 @@ impl RunSummary {
             queue_length: sweep.queue,
             busy_nodes: sweep.busy,
             timeline: sweep.timeline,
-            wait_s,
-            bounded_slowdown,
+            wait_s: wait_s.finish(),
+            bounded_slowdown: bounded_slowdown.finish(),
             users,
         }
     }
@@ -280,8 +320,8 @@ impl Sweep {
         if !submits.is_sorted() {
             submits.sort_unstable();
         }
-        starts.sort_unstable();
-        ends.sort_unstable();
+        sort_events(&mut starts, first);
+        sort_events(&mut ends, first);
         let mut timeline = TimelineAcc::new(first, last);
         for r in records {
             let b = timeline.bin(r.submit.millis());
@@ -297,37 +337,39 @@ impl Sweep {
         let (mut q, mut busy): (i64, i64) = (0, 0);
         let (mut i, mut j, mut k) = (0, 0, 0);
         let nodes = i64::from(nodes.max(1));
-        loop {
-            let head = [
-                submits.get(i).copied(),
-                starts.get(j).map(|s| s.0),
-                ends.get(k).map(|e| e.0),
-            ];
-            let Some(t) = head.into_iter().flatten().min() else {
-                break;
-            };
-            while submits.get(i) == Some(&t) {
+        // Heads of the three lists; i64::MAX once a list is done.
+        let head = |v: &[i64], i: usize| v.get(i).copied().unwrap_or(i64::MAX);
+        let head2 = |v: &[(i64, u32)], i: usize| v.get(i).map_or(i64::MAX, |e| e.0);
+        let mut t = head(&submits, 0)
+            .min(head2(&starts, 0))
+            .min(head2(&ends, 0));
+        let mut busy_bin = 0usize;
+        let mut walker = timeline.walker(t);
+        while t != i64::MAX {
+            while head(&submits, i) == t {
                 q += 1;
                 i += 1;
             }
-            while let Some(&(_, size)) = starts.get(j).filter(|s| s.0 == t) {
+            let before = busy;
+            while head2(&starts, j) == t {
                 q -= 1;
-                busy += i64::from(size);
+                busy += i64::from(starts[j].1);
                 j += 1;
             }
-            while let Some(&(_, size)) = ends.get(k).filter(|e| e.0 == t) {
-                busy -= i64::from(size);
+            while head2(&ends, k) == t {
+                busy -= i64::from(ends[k].1);
                 k += 1;
             }
-            let next = [
-                submits.get(i).copied(),
-                starts.get(j).map(|s| s.0),
-                ends.get(k).map(|e| e.0),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            let Some(next) = next else { break };
+            if busy != before {
+                busy_bin =
+                    ((busy.max(0) * BUSY_BINS as i64) / nodes).min(BUSY_BINS as i64 - 1) as usize;
+            }
+            let next = head(&submits, i)
+                .min(head2(&starts, j))
+                .min(head2(&ends, k));
+            if next == i64::MAX {
+                break;
+            }
             let dt = next - t;
             if next <= last_start {
                 let b = bin(q.max(0) as u64);
@@ -336,9 +378,9 @@ impl Sweep {
                 }
                 queue_ms[b] += dt;
             }
-            let b = ((busy.max(0) * BUSY_BINS as i64) / nodes).min(BUSY_BINS as i64 - 1);
-            busy_ms[b as usize] += dt;
-            timeline.add(t, next, q.max(0), busy.max(0));
+            busy_ms[busy_bin] += dt;
+            walker.add(&mut timeline, t, next, q.max(0), busy.max(0));
+            t = next;
         }
         Sweep {
             queue: queue_ms
@@ -355,6 +397,41 @@ impl Sweep {
                 .collect(),
             busy: busy_ms.iter().map(|&ms| ms as f64 / 1000.0).collect(),
             timeline: timeline.finish(),
+        }
+    }
+}
+
+/// The bin of a [`TimelineAcc`] that the last interval ended in, and that bin's end:
+/// intervals in time order move it forward without a division.
+struct BinWalker {
+    bin: usize,
+    end: i64,
+}
+
+impl BinWalker {
+    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)` (`from` at or after
+    /// the last interval's start).
+    fn add(&mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) {
+        let last = acc.queue.len().saturating_sub(1);
+        let mut t = from;
+        while t < to {
+            // The last bin takes whatever lies beyond it (it cannot, by construction).
+            let end = if self.bin >= last {
+                to
+            } else {
+                self.end.min(to)
+            };
+            let dt = i128::from(end - t);
+            if let (Some(qa), Some(ba)) = (acc.queue.get_mut(self.bin), acc.busy.get_mut(self.bin))
+            {
+                *qa += i128::from(q) * dt;
+                *ba += i128::from(busy) * dt;
+            }
+            t = end;
+            if t == self.end && self.bin < last {
+                self.bin += 1;
+                self.end += acc.width;
+            }
         }
     }
 }
@@ -394,26 +471,22 @@ impl TimelineAcc {
         }
     }
 
+    /// The bin of time `t` (times past the last bin in the last, `i64::MAX` included).
     fn bin(&self, t: i64) -> usize {
-        (((t - self.start) / self.width) as usize).min(self.submitted.len().saturating_sub(1))
+        let d = t.saturating_sub(self.start).max(0);
+        ((d / self.width) as usize).min(self.submitted.len().saturating_sub(1))
     }
 
-    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)`.
-    fn add(&mut self, from: i64, to: i64, q: i64, busy: i64) {
-        if q == 0 && busy == 0 {
-            return;
-        }
-        let mut t = from;
-        while t < to {
-            let b = self.bin(t);
-            let end = (self.start + (b as i64 + 1) * self.width).min(to);
-            let dt = i128::from(end - t);
-            self.queue[b] += i128::from(q) * dt;
-            self.busy[b] += i128::from(busy) * dt;
-            if end <= t {
-                break;
-            }
-            t = end;
+    /// A cursor over the bins from time `t` on, for intervals given in time order.
+    fn walker(&self, t: i64) -> BinWalker {
+        let b = if self.submitted.is_empty() {
+            0
+        } else {
+            self.bin(t)
+        };
+        BinWalker {
+            bin: b,
+            end: self.start + (b as i64 + 1) * self.width,
         }
     }
 
@@ -435,6 +508,33 @@ impl TimelineAcc {
     }
 }
 
+/// Sorts `(time, size)` events by time (then size). Where every time is within 2^40 ms
+/// (35 years) of `base` and every size under 2^24, as one u64 key each: sorting 8-byte
+/// keys is about twice as fast as sorting 16-byte pairs.
+fn sort_events(events: &mut [(i64, u32)], base: i64) {
+    if events.is_sorted() {
+        return;
+    }
+    let packable = events
+        .iter()
+        .all(|&(t, size)| (0..1 << 40).contains(&(t - base)) && size < 1 << 24);
+    if !packable {
+        events.sort_unstable();
+        return;
+    }
+    let mut keys: Vec<u64> = events
+        .iter()
+        .map(|&(t, size)| ((t - base) as u64) << 24 | u64::from(size))
+        .collect();
+    keys.sort_unstable();
+    for (e, k) in events.iter_mut().zip(keys) {
+        *e = ((k >> 24) as i64 + base, (k & 0xFF_FFFF) as u32);
+    }
+}
+
+/// Each user's activity (in no particular order): one pass over the submissions in time
+/// order (the records' order when their submissions are in order, as under rigid
+/// replay; else sorted), so that the calendar's offset lookups are reused.
 fn activity(
     records: &[JobRecord],
     users: &[i64],
@@ -445,34 +545,59 @@ fn activity(
         Some(c) => c.day(t),
         None => t.millis().div_euclid(DAY_MS),
     };
-    let mut by_user: Vec<(i64, Time)> = users
+    let mut events: Vec<(Time, i64)> = records
         .iter()
-        .zip(records)
-        .map(|(&u, r)| (u, r.submit))
+        .zip(users)
+        .map(|(r, &u)| (r.submit, u))
         .collect();
-    by_user.sort_unstable();
-    let mut out: Vec<UserActivity> = Vec::new();
-    let (mut last_day, mut first_t) = (None, Time::ZERO);
-    for (i, &(user, t)) in by_user.iter().enumerate() {
+    if !events.is_sorted_by_key(|e| e.0) {
+        events.sort_unstable();
+    }
+    /// A user's state: jobs, first submission, last active day.
+    struct Acc {
+        activity: UserActivity,
+        first: Time,
+        last_day: i64,
+    }
+    let mut accs: Vec<Acc> = Vec::new();
+    // Dense user ids (the archive's are 1..=users) index a vector; others a map.
+    let dense = users
+        .iter()
+        .all(|&u| (0..4 * users.len() as i64 + 1024).contains(&u));
+    let mut slots: Vec<u32> = if dense {
+        vec![u32::MAX; 4 * users.len() + 1024]
+    } else {
+        Vec::new()
+    };
+    let mut map: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
+    for (t, user) in events {
         let d = day(t);
-        let first = i == 0 || by_user[i - 1].0 != user;
-        if first {
-            out.push(UserActivity {
-                jobs: 0,
-                activity_s: 0.0,
-                active_days: 0,
+        let slot = if dense {
+            &mut slots[user as usize]
+        } else {
+            map.entry(user).or_insert(u32::MAX)
+        };
+        if *slot == u32::MAX {
+            *slot = accs.len() as u32;
+            accs.push(Acc {
+                activity: UserActivity {
+                    jobs: 0,
+                    activity_s: 0.0,
+                    active_days: 1,
+                },
+                first: t,
+                last_day: d,
             });
-            (last_day, first_t) = (None, t);
         }
-        let Some(a) = out.last_mut() else { continue };
-        a.jobs += 1;
-        a.activity_s = (t - first_t).as_secs_f64();
-        if last_day != Some(d) {
-            a.active_days += 1;
-            last_day = Some(d);
+        let a = &mut accs[*slot as usize];
+        a.activity.jobs += 1;
+        a.activity.activity_s = (t - a.first).as_secs_f64();
+        if a.last_day != d {
+            a.activity.active_days += 1;
+            a.last_day = d;
         }
     }
-    out
+    accs.into_iter().map(|a| a.activity).collect()
 }
 
 #[cfg(test)]
@@ -625,6 +750,19 @@ mod tests {
         assert_eq!(s.bounded_slowdown.counts, [1, 1]);
     }
 
+    /// Regression: a schedule where no job ran (all rejected), before time 0, once
+    /// overflowed looking for the timeline bin of "no event" (i64::MAX).
+    #[test]
+    fn a_schedule_where_no_job_ran() {
+        let records = [record(-100_000, None), record(-5, None)];
+        let s = summary(&records, &[1, 2], 4);
+        assert_eq!(s.timeline.submitted.iter().sum::<u64>(), 2);
+        assert_eq!(s.timeline.finished.iter().sum::<u64>(), 0);
+        assert!(s.queue_length.is_empty());
+        assert_eq!(s.busy_nodes, [0.0; BUSY_BINS]);
+        assert_eq!((s.wait_s.total(), s.bounded_slowdown.total()), (0, 0));
+    }
+
     /// A schedule of 1 000 days has 500 bins of 2 days; of 2 000 days, 500 of 4 days.
     #[test]
     fn timeline_bins_widen_to_stay_bounded() {
@@ -635,6 +773,40 @@ mod tests {
             assert_eq!(t.submitted.len(), (days / width) as usize, "{days} days");
             assert!(t.submitted.len() <= TIMELINE_BINS);
         }
+    }
+
+    /// The binner puts every value where the definition does: the last edge at or
+    /// below it (checked against a search of the edges, across 1 to 10^13).
+    #[test]
+    fn log_bins_follow_their_edges() {
+        let edges: Vec<f64> = (0..=LogHistogram::LAST + 1)
+            .map(LogHistogram::edge)
+            .collect();
+        let bin_of = |y: f64| {
+            let mut b = LogBinner::new();
+            b.add(y);
+            let h = b.finish();
+            (h.below == 0).then(|| h.counts.len() - 1)
+        };
+        let mut x = 1.0f64;
+        while x < 1e13 {
+            for y in [x, x.next_up(), x.next_down()] {
+                let want = (y >= 1.0)
+                    .then(|| (edges.partition_point(|&e| e <= y) - 1).min(LogHistogram::LAST));
+                assert_eq!(bin_of(y), want, "{y}");
+            }
+            x *= 1.0173;
+        }
+        for i in 0..=LogHistogram::LAST {
+            assert_eq!(bin_of(LogHistogram::edge(i)), Some(i));
+        }
+        assert_eq!(
+            (bin_of(0.0), bin_of(1e300)),
+            (None, Some(LogHistogram::LAST))
+        );
+        let mut b = LogBinner::new();
+        b.add(f64::NAN);
+        assert_eq!(b.finish().total(), 0);
     }
 
     #[test]

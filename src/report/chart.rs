@@ -4,6 +4,7 @@
 //! out, so no coordinate of a figure is NaN.
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// A figure: panels stacked vertically.
@@ -236,12 +237,7 @@ fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
         }
     }
     if p.series.iter().any(|s| !s.name.is_empty()) {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        legend(&mut chart)?;
     }
     Ok(())
 }
@@ -338,14 +334,21 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
         }
     }
     if referenced {
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        legend(&mut chart)?;
     }
     Ok(())
+}
+
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The legend of the labelled series, on a light box.
+fn legend<'a>(chart: &mut Chart<'a, 'a>) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 /// Category labels: when every name is `base[f1=v1,f2=v2,…]` with the same base and

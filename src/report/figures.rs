@@ -720,11 +720,12 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
                 Some(AxisName::Axis(x)),
             )),
             None if seeded => {
-                let shaken = scope.iter().any(|r| r.seeded && r.labels.seed > 0);
-                let series = if shaken {
-                    shake_series
-                } else {
+                // Categories: the shake variants where they vary; else every varying
+                // axis (a model's replications under several schedulers, say).
+                let series = if shake_series.is_empty() {
                     names(&varying)
+                } else {
+                    shake_series
                 };
                 out.push(spec_of(FigureKind::Seeds, series, None));
             }

@@ -387,3 +387,42 @@ fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
+
+/// A model's replications: by default one `seeds` figure per metric, a category per
+/// scheduler with a dot per replication (4 seeds × 2 schedulers = 8), and no unshaken
+/// mark (a replication has no baseline).
+#[test]
+fn replications_show_their_spread_over_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("reps.toml");
+    std::fs::write(
+        &spec,
+        "name = \"reps\"\n[workloads.lublin]\nmodel = \"lublin03\"\njobs = 400\nnodes = 64\n\
+         seeds = \"1..=4\"\n[schedulers]\nfcfs = { kind = \"fcfs\" }\neasy = { kind = \"easy\" }\n",
+    )
+    .unwrap();
+    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+    spec_command("run", &spec, &cache, &out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let doc = parse(&html);
+    let ids: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "figure-seeds-bounded_slowdown_mean",
+            "figure-seeds-wait_mean_s"
+        ]
+    );
+    let svg = figure(&doc, "seeds-wait_mean_s");
+    let dots = svg
+        .descendants()
+        .filter(|n| n.tag_name().name() == "circle")
+        .count();
+    assert_eq!(dots, 8);
+    let t = texts(&svg);
+    assert!(t.contains_key("fcfs") && t.contains_key("easy") && !t.contains_key("unshaken"));
+}

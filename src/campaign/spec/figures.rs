@@ -107,22 +107,7 @@ fn figure(
                 format!("a {kind} figure takes no metrics (only seeds and sweep do)"),
             ));
         }
-        if !crate::campaign::columns::is_metric(m.get_ref()) {
-            let names: Vec<&str> = crate::campaign::columns::METRICS
-                .iter()
-                .map(|(n, _)| *n)
-                .collect();
-            return Err(src.error(
-                Some(m.span()),
-                format!(
-                    "unknown metric {:?}{}; known: {}",
-                    m.get_ref(),
-                    crate::suggest::did_you_mean(m.get_ref(), names.iter().copied()),
-                    names.join(", ")
-                ),
-            ));
-        }
-        metrics.push(m.get_ref().clone());
+        metrics.push(super::tables::metric(src, m)?);
     }
     if kind.plots_metrics() && metrics.is_empty() {
         metrics = DEFAULT_FIGURE_METRICS.map(String::from).to_vec();

@@ -70,6 +70,26 @@ fn axis_name(src: Source<'_>, name: &Spanned<String>) -> Result<AxisName, SpecEr
         .map_err(|e| src.error(Some(name.span()), e))
 }
 
+/// A metric's name, checked (a typo gets the nearest name and the list).
+pub(super) fn metric(src: Source<'_>, m: &Spanned<String>) -> Result<String, SpecError> {
+    if crate::campaign::columns::is_metric(m.get_ref()) {
+        return Ok(m.get_ref().clone());
+    }
+    let names: Vec<&str> = crate::campaign::columns::METRICS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    Err(src.error(
+        Some(m.span()),
+        format!(
+            "unknown metric {:?}{}; known: {}",
+            m.get_ref(),
+            crate::suggest::did_you_mean(m.get_ref(), names.iter().copied()),
+            names.join(", ")
+        ),
+    ))
+}
+
 /// Validates `[[table]]` and `[[expected]]`.
 pub(super) fn tables(
     src: Source<'_>,
@@ -119,25 +139,11 @@ pub(super) fn tables(
             }
             seen.push(*c);
         }
-        let mut metrics = Vec::new();
-        for m in &raw.metrics {
-            if !crate::campaign::columns::is_metric(m.get_ref()) {
-                let names: Vec<&str> = crate::campaign::columns::METRICS
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect();
-                return Err(src.error(
-                    Some(m.span()),
-                    format!(
-                        "unknown metric {:?}{}; known: {}",
-                        m.get_ref(),
-                        crate::suggest::did_you_mean(m.get_ref(), names.iter().copied()),
-                        names.join(", ")
-                    ),
-                ));
-            }
-            metrics.push(m.get_ref().clone());
-        }
+        let metrics = raw
+            .metrics
+            .iter()
+            .map(|m| metric(src, m))
+            .collect::<Result<Vec<_>, _>>()?;
         if metrics.is_empty() {
             return Err(src.error(Some(t.span()), "a table needs at least one metric"));
         }
