@@ -941,7 +941,9 @@ impl RunArgs {
 
         // The report covers the whole campaign: the runs --only left out come from the
         // cache, or are reported as not run.
-        let mut reported = outcomes.clone();
+        // (Moved, not copied: a campaign's results can be large. The runs --only left
+        // out take cached results, never failures, so the failures below are the same.)
+        let mut reported = outcomes;
         let mut unselected_missing = 0;
         for ((o, p), _) in reported
             .iter_mut()
@@ -960,7 +962,7 @@ impl RunArgs {
         }
         print_stdout(&report(&spec, &planned, &reported, &out_dir, self.report)?)?;
 
-        Ok(self.failures(&planned, &outcomes, counts))
+        Ok(self.failures(&planned, &reported, counts))
     }
 
     /// Reports the failed runs (one message per distinct cause) and what was not run;

@@ -123,6 +123,14 @@ fn assert_finite(doc: &roxmltree::Document<'_>, what: &str) {
     }
 }
 
+/// The ids of the page's figures, in order.
+fn figure_ids<'a>(doc: &'a roxmltree::Document<'a>) -> Vec<&'a str> {
+    doc.descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .filter_map(|n| n.attribute("id"))
+        .collect()
+}
+
 /// The `<svg>` of the figure whose file stem starts with `prefix` (exactly one).
 fn figure<'a>(doc: &'a roxmltree::Document<'a>, prefix: &str) -> roxmltree::Node<'a, 'a> {
     let found: Vec<_> = doc
@@ -254,11 +262,7 @@ fn figure_sections_choose_and_are_checked() {
     spec_command("run", &spec, &cache, &out).assert().success();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     let doc = parse(&html);
-    let ids: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("figure"))
-        .filter_map(|n| n.attribute("id"))
-        .collect();
+    let ids = figure_ids(&doc);
     assert_eq!(
         ids,
         [
@@ -405,11 +409,7 @@ fn replications_show_their_spread_over_seeds() {
     spec_command("run", &spec, &cache, &out).assert().success();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     let doc = parse(&html);
-    let ids: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("figure"))
-        .filter_map(|n| n.attribute("id"))
-        .collect();
+    let ids = figure_ids(&doc);
     assert_eq!(
         ids,
         [
