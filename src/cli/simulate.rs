@@ -84,8 +84,9 @@ pub(crate) struct SimulateArgs {
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
     /// Draw the run's figures into this directory as SVG files: submissions and
-    /// completions over time, queue length, wait and bounded-slowdown distributions,
-    /// jobs per hour of the week (with a calendar), per-user activity and lateness.
+    /// completions over time, queue and busy nodes over time, queue length, wait and
+    /// bounded-slowdown distributions, jobs per hour of the week (with a calendar),
+    /// per-user activity and lateness.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
     /// table: labelled text (days and seconds); json: everything, with the policies.

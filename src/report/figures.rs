@@ -62,6 +62,7 @@ pub fn run_figures(summary: &RunSummary, what: &str) -> Vec<Figure> {
     let series = [(String::new(), summary)];
     [
         FigureKind::Timeline,
+        FigureKind::Occupancy,
         FigureKind::QueueLength,
         FigureKind::Wait,
         FigureKind::BoundedSlowdown,
@@ -249,6 +250,7 @@ fn title(kind: FigureKind) -> &'static str {
         FigureKind::HourOfWeek => "Jobs submitted per hour of the week",
         FigureKind::Activity => "Activity length per user",
         FigureKind::QueueLength => "Queue length (time-weighted)",
+        FigureKind::Occupancy => "Queue and busy nodes over time",
         FigureKind::Wait => "Wait times",
         FigureKind::BoundedSlowdown => "Bounded slowdowns (τ = 10 s)",
         FigureKind::Seeds => "Metric over the seeds",
@@ -422,6 +424,55 @@ pub(super) fn summary_figure(
                 )],
                 "Zakay & Feitelson 2013, Figures 7 and 9: each user's activity length (first \
                  to last submission), as a cumulative distribution over the users.",
+            )
+        }
+        FigureKind::Occupancy => {
+            let over_time = |f: fn(&RunSummary) -> &[f64]| {
+                lines(&move |s| {
+                    (0..f(s).len())
+                        .map(|i| (day(s, i) + s.timeline.bin_s as f64 / 172_800.0, f(s)[i]))
+                        .collect()
+                })
+            };
+            let queue = over_time(|s| &s.timeline.queue_mean);
+            let busy = over_time(|s| &s.timeline.busy_mean);
+            let distribution = lines(&|s| {
+                let total: f64 = s.busy_nodes.iter().sum();
+                if total <= 0.0 {
+                    return Vec::new();
+                }
+                let step = 100.0 / s.busy_nodes.len() as f64;
+                let mut acc = 0.0;
+                s.busy_nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| {
+                        acc += t;
+                        ((i + 1) as f64 * step, acc / total)
+                    })
+                    .collect()
+            });
+            (
+                vec![
+                    panel(
+                        "Mean queue length",
+                        "time (days)",
+                        "jobs waiting",
+                        false,
+                        queue,
+                    ),
+                    panel("Mean busy nodes", "time (days)", "nodes", false, busy),
+                    panel(
+                        "Busy nodes (time-weighted)",
+                        "busy nodes (% of the platform, upper edge of 5 % bins)",
+                        "fraction of the time",
+                        false,
+                        distribution,
+                    ),
+                ],
+                "Time-weighted means per timeline bin (one day, or 2, 4, … days past 512 \
+                 days), plotted at the bin's middle, and the fraction of the time at most \
+                 each share of the platform was busy.",
             )
         }
         FigureKind::QueueLength => {
@@ -698,6 +749,7 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
                 FigureKind::HourOfWeek,
                 FigureKind::Activity,
                 FigureKind::QueueLength,
+                FigureKind::Occupancy,
             ] {
                 out.push(spec_of(kind, series.clone(), None));
             }
@@ -735,6 +787,7 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
             let series = names(&varying);
             for kind in [
                 FigureKind::Timeline,
+                FigureKind::Occupancy,
                 FigureKind::QueueLength,
                 FigureKind::Wait,
                 FigureKind::BoundedSlowdown,

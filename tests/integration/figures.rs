@@ -175,14 +175,14 @@ fn report_html_has_the_figures_of_the_axes() {
         2
     );
     assert!(html.contains("made up"));
-    // By the axes: the replay study compares rigid and a60 in 5 figures (KTH has a
+    // By the axes: the replay study compares rigid and a60 in 6 figures (KTH has a
     // calendar, so hours of the week too); the seeds study and the sweep study draw
     // their 2 default metrics each.
     let figures: Vec<_> = doc
         .descendants()
         .filter(|n| n.has_tag_name("figure"))
         .collect();
-    assert_eq!(figures.len(), 5 + 2 + 2);
+    assert_eq!(figures.len(), 6 + 2 + 2);
     let files = std::fs::read_dir(out.join("figures")).unwrap().count();
     assert_eq!(files, figures.len());
     for f in &figures {
@@ -200,6 +200,8 @@ fn report_html_has_the_figures_of_the_axes() {
     // Timeline: three panels, each with both series in its legend and its axis label.
     let t = texts(&figure(&doc, "timeline-replay"));
     assert_eq!((t["rigid"], t["a60"], t["time (days)"]), (3, 3, 3));
+    let t = texts(&figure(&doc, "occupancy-replay"));
+    assert_eq!((t["rigid"], t["a60"], t["time (days)"]), (3, 3, 2));
     for kind in ["user_lateness", "activity", "queue_length", "hour_of_week"] {
         let t = texts(&figure(&doc, &format!("{kind}-replay")));
         assert_eq!((t["rigid"], t["a60"]), (1, 1), "{kind}");
@@ -323,6 +325,7 @@ fn simulate_plot_draws_one_runs_figures() {
             "activity.svg",
             "bounded-slowdown.svg",
             "hour-of-week.svg",
+            "occupancy.svg",
             "queue-length.svg",
             "timeline.svg",
             "user-lateness.svg",
@@ -370,7 +373,7 @@ fn a_headless_browser_draws_the_report() {
         let dom = String::from_utf8(run(&["--dump-dom"]).stdout).unwrap();
         let html = std::fs::read_to_string(&page).unwrap();
         let figures = html.matches("<figure ").count();
-        assert_eq!(figures, 9);
+        assert_eq!(figures, 10);
         assert_eq!(dom.matches("<svg ").count(), figures);
         let shot = dir.path().join("report.png");
         run(&[

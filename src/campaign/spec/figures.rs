@@ -23,6 +23,8 @@ choice! {
         Activity => "activity",
         /// Time-weighted queue lengths, as a distribution (Figure 10).
         QueueLength => "queue-length",
+        /// Mean queue length and busy nodes over time, and the busy nodes' distribution.
+        Occupancy => "occupancy",
         /// Wait times of the jobs, as a distribution.
         Wait => "wait",
         /// Bounded slowdowns of the jobs, as a distribution (Ouaknine 2007, Figure 5.3).

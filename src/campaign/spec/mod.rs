@@ -5,8 +5,8 @@
 //!
 //! By concept: [`raw`] (the serde schema), [`error`] (errors and positions), [`sweep`]
 //! (the sweep mini-language), [`axes`] (the axis vocabulary), [`variants`] (each axis's
-//! variants), [`selections`] (experiments, studies, excludes, includes) and [`tables`]
-//! (tables and published values).
+//! variants), [`selections`] (experiments, studies, excludes, includes), [`tables`]
+//! (tables and published values) and [`figures`] (the figures of the report).
 //!
 //! ```toml
 //! name = "paper2024"                      # results/<name>/
@@ -49,6 +49,10 @@
 //! [[include]]                             # extra single runs
 //! workload = "KTH"
 //! scheduler = "recorded"
+//!
+//! [[figure]]                              # figures of report.html (default: by axes)
+//! kind = "timeline"
+//! series = ["replay"]
 //! ```
 
 mod axes;
