@@ -134,6 +134,12 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// A series' finite points and band, in plotted coordinates.
 type Drawn = (Vec<(f64, f64)>, Vec<(f64, f64, f64)>);
 
+/// A finite value brought within ±10^300, so that a range's width and padding stay
+/// finite (plotters' tick search does not end on an infinite range).
+fn tame(v: f64) -> f64 {
+    v.clamp(-1e300, 1e300)
+}
+
 /// The range of `values` (finite ones), widened when empty or of zero width.
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
@@ -154,6 +160,10 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// A tick label: compact, without float noise.
 fn tick(v: f64) -> String {
+    if !v.is_finite() {
+        // Past f64's range (a log axis near 10^308): no label.
+        return String::new();
+    }
     let a = v.abs();
     if a != 0.0 && !(1e-3..1e6).contains(&a) {
         format!("{v:.1e}")
@@ -174,14 +184,14 @@ fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
         s.points
             .iter()
             .filter(|&&(x, y)| ok(x, y))
-            .map(|&(x, y)| (fx(x), y))
+            .map(|&(x, y)| (tame(fx(x)), tame(y)))
             .collect()
     };
     let band = |s: &Series| -> Vec<(f64, f64, f64)> {
         s.band
             .iter()
             .filter(|&&(x, lo, hi)| ok(x, lo) && hi.is_finite())
-            .map(|&(x, lo, hi)| (fx(x), lo, hi))
+            .map(|&(x, lo, hi)| (tame(fx(x)), tame(lo), tame(hi)))
             .collect()
     };
     let all: Vec<Drawn> = p.series.iter().map(|s| (points(s), band(s))).collect();
@@ -244,14 +254,20 @@ fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
 
 fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
     let values = |s: &Strip| -> Vec<f64> {
-        let mut v: Vec<f64> = s.values.iter().copied().filter(|v| v.is_finite()).collect();
+        let mut v: Vec<f64> = s
+            .values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .map(tame)
+            .collect();
         v.sort_unstable_by(f64::total_cmp);
         v
     };
     let strips: Vec<(Vec<f64>, Option<f64>)> = p
         .strips
         .iter()
-        .map(|s| (values(s), s.reference.filter(|r| r.is_finite())))
+        .map(|s| (values(s), s.reference.filter(|r| r.is_finite()).map(tame)))
         .collect();
     let (y0, y1) = range(
         strips
@@ -411,6 +427,78 @@ pub(super) fn inline_svg(svg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            -1e6..1e6f64,
+            Just(0.0),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::MAX),
+            Just(f64::MIN),
+            Just(f64::MIN_POSITIVE),
+            Just(1e-300),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Whatever the values (NaN, infinities, the extremes of f64, all equal, none),
+        /// a figure draws without panicking, and no coordinate says NaN or inf.
+        #[test]
+        fn any_values_draw_finite_svg(
+            lines in prop::collection::vec(prop::collection::vec((value(), value()), 0..20), 0..4),
+            bands in prop::collection::vec((value(), value(), value()), 0..10),
+            strips in prop::collection::vec(
+                (prop::collection::vec(value(), 0..20), prop::option::of(value())),
+                0..5,
+            ),
+            x_log in any::<bool>(),
+        ) {
+            let mut series: Vec<Series> = lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, points)| Series { name: format!("s{i}"), points, band: Vec::new() })
+                .collect();
+            if let Some(s) = series.first_mut() {
+                s.band = bands;
+            }
+            let f = Figure {
+                name: "p".into(),
+                title: "p".into(),
+                caption: String::new(),
+                panels: vec![
+                    Panel::Lines(LinePanel {
+                        title: "lines".into(),
+                        x_label: "x".into(),
+                        y_label: "y".into(),
+                        x_log,
+                        series,
+                    }),
+                    Panel::Strips(StripPanel {
+                        title: "strips".into(),
+                        y_label: "v".into(),
+                        reference_label: "r".into(),
+                        strips: strips
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, (values, reference))| Strip {
+                                name: format!("c[k={i}]"),
+                                values,
+                                reference,
+                            })
+                            .collect(),
+                    }),
+                ],
+            };
+            let svg = f.svg().unwrap();
+            prop_assert!(!svg.contains("NaN") && !svg.contains("inf"), "{svg}");
+            prop_assert!(roxmltree::Document::parse(&svg).is_ok());
+        }
+    }
 
     #[test]
     fn a_figure_is_svg_without_nan() {

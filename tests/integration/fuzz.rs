@@ -258,7 +258,7 @@ proptest! {
 }
 
 /// Spec lines a mutation may insert (`{}`: a hostile token).
-const SPEC_LINES: [&str; 12] = [
+const SPEC_LINES: [&str; 16] = [
     "seeds = \"1..={}\"",
     "nodes = {}",
     "jobs = {}",
@@ -271,6 +271,10 @@ const SPEC_LINES: [&str; 12] = [
     "[platforms]",
     "name = \"{}\"",
     "[shakes]",
+    "[[figure]]",
+    "kind = \"{}\"",
+    "x = \"{}\"",
+    "metrics = [\"{}\"]",
 ];
 
 fn spec_seeds() -> Vec<String> {
@@ -280,7 +284,8 @@ fn spec_seeds() -> Vec<String> {
          model = \"feitelson\"\nnodes = 16\njobs = 20\nseeds = \"1..=3\"\n[schedulers]\n\
          fcfs = { kind = \"fcfs\" }\neasy = { kind = \"easy\" }\n[platforms]\nhalf = { speed = 0.5 }\n\
          [replays]\nrigid = \"rigid\"\n[shakes]\ns = { attribute = \"runtime\", degree = \"1..=3\", \
-         seeds = \"1..=4\" }\n"
+         seeds = \"1..=4\" }\n[[figure]]\nkind = \"seeds\"\nmetrics = [\"wait_mean_s\"]\n\
+         series = [\"shake\", \"scheduler\"]\nworkload = \"b\"\n"
             .to_string(),
     ];
     for name in [
