@@ -636,8 +636,9 @@ fn write_report(
     }
     writeln!(
         out,
-        "outputs in {} (report.html with {drawn} figures, runs.parquet, runs.csv{}{}{})",
+        "outputs in {} (report.html with {drawn} figure{}, runs.parquet, runs.csv{}{}{})",
         shown.display(),
+        if drawn == 1 { "" } else { "s" },
         if summaries { ", summaries/" } else { "" },
         if shaken {
             ", shaking.csv, shaking-seeds.csv"

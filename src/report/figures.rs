@@ -99,8 +99,10 @@ fn selected<'a>(fs: &FigureSpec, runs: &'a [ReportRun<'a>]) -> Vec<Done<'a>> {
 
 /// The axes that make one figure each: every axis but the series axes and `x`, and
 /// without axes tied to them by experiments (an experiment sets the scheduler and the
-/// platform: as a series axis it takes them along, and they take it along).
-fn group_axes(spec: &Spec, fs: &FigureSpec) -> Vec<AxisName> {
+/// platform: as a series axis it takes them along, and they take it along). Second: the
+/// axes an experiment's name stands for in a group, which count only for runs without
+/// an experiment.
+fn group_axes(spec: &Spec, fs: &FigureSpec) -> (Vec<AxisName>, Vec<AxisName>) {
     let plotted: Vec<AxisName> = fs.series.iter().copied().chain(fs.x).collect();
     let tied = |a: AxisName| match a {
         AxisName::Axis(axis) => spec.experiments.iter().any(|(_, c)| c.get(axis).is_some()),
@@ -110,12 +112,17 @@ fn group_axes(spec: &Spec, fs: &FigureSpec) -> Vec<AxisName> {
     let tied_plotted = plotted.iter().any(|&a| tied(a));
     // Where an experiment names the group, the axes it sets would only repeat it.
     let experiment_groups = !spec.experiments.is_empty() && !experiment_plotted && !tied_plotted;
-    AxisName::ALL
+    let free: Vec<AxisName> = AxisName::ALL
         .into_iter()
         .filter(|a| !plotted.contains(a))
-        .filter(|&a| !((experiment_plotted || experiment_groups) && tied(a)))
+        .filter(|&a| !(experiment_plotted && tied(a)))
         .filter(|&a| !(tied_plotted && a == AxisName::Experiment))
-        .collect()
+        .collect();
+    if experiment_groups {
+        free.iter().partition(|&&a| !tied(a))
+    } else {
+        (free, Vec::new())
+    }
 }
 
 fn values_of(labels: &crate::campaign::Labels, axes: &[AxisName]) -> Vec<String> {
@@ -124,17 +131,25 @@ fn values_of(labels: &crate::campaign::Labels, axes: &[AxisName]) -> Vec<String>
         .collect()
 }
 
-/// The selected runs by group (values of the group axes, in plan order), then by series
-/// value (in plan order).
+/// The selected runs by group (the study, then the values of the group axes; in plan
+/// order), then by series value (in plan order).
 fn grouped<'a>(
     spec: &Spec,
     fs: &FigureSpec,
     runs: &'a [ReportRun<'a>],
 ) -> (Vec<AxisName>, Vec<Group<'a>>) {
-    let axes = group_axes(spec, fs);
+    let (mut axes, named) = group_axes(spec, fs);
+    let kept = axes.len();
+    axes.extend(&named);
     let mut groups: Vec<Group<'a>> = Vec::new();
     for done in selected(fs, runs) {
-        let key = values_of(done.0.labels, &axes);
+        let mut key = values_of(done.0.labels, &axes);
+        if done.0.labels.experiment.is_some() {
+            // The experiment's name says them.
+            key[kept..].iter_mut().for_each(String::clear);
+        }
+        // The study first: runs of two studies never share a figure.
+        key.insert(0, done.0.labels.study.as_deref().unwrap_or("").to_string());
         let series = values_of(done.0.labels, &fs.series).join(" / ");
         let g = match groups.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
@@ -159,9 +174,14 @@ fn describe(fs: &FigureSpec, axes: &[AxisName], key: &[String], all: &[Group<'_>
     if let Some(s) = &fs.study {
         parts.push(format!("study {s}"));
     }
-    for (i, a) in axes.iter().enumerate() {
-        if all.iter().any(|(k, _)| k[i] != key[i]) && !key[i].is_empty() {
-            parts.push(format!("{a} {}", key[i]));
+    // key[0] is the study, key[i] the value of axes[i − 1].
+    for (i, v) in key.iter().enumerate() {
+        if v.is_empty() || !all.iter().any(|(k, _)| k[i] != *v) {
+            continue;
+        }
+        match i.checked_sub(1) {
+            None => parts.push(format!("study {v}")),
+            Some(a) => parts.push(format!("{} {v}", axes[a])),
         }
     }
     parts.join(", ")

@@ -429,3 +429,48 @@ fn replications_show_their_spread_over_seeds() {
     let t = texts(&svg);
     assert!(t.contains_key("fcfs") && t.contains_key("easy") && !t.contains_key("unshaken"));
 }
+
+/// Groups: a study that varies the scheduler directly, in a spec that also has
+/// experiments, gets a figure per scheduler (runs without an experiment are grouped by
+/// the axes an experiment would set); a study by experiment gets one per experiment;
+/// a figure without a study never mixes the runs of two studies.
+#[test]
+fn figures_group_by_study_experiment_and_the_axes_it_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("groups.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"groups\"\n[workloads.KTH]\ntrace = {:?}\n[schedulers]\n\
+             fcfs = {{ kind = \"fcfs\" }}\neasy = {{ kind = \"easy\" }}\n[replays]\n\
+             rigid = \"rigid\"\na60 = \"a60\"\n[experiments]\nE = {{ scheduler = \"easy\" }}\n\
+             [[study]]\nname = \"plain\"\nvary = [\"scheduler\", \"replay\"]\n\
+             scheduler = [\"fcfs\", \"easy\"]\n\
+             replay = [\"rigid\", \"a60\"]\n\
+             [[study]]\nname = \"exp\"\nexperiment = \"E\"\nreplay = [\"rigid\", \"a60\"]\n\
+             [[figure]]\nkind = \"timeline\"\n",
+            trace_path("KTH-SP2-1996-2.1-cln").display().to_string()
+        ),
+    )
+    .unwrap();
+    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
+    spec_command("run", &spec, &cache, &out).assert().success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let doc = parse(&html);
+    assert_eq!(
+        figure_ids(&doc),
+        [
+            "figure-timeline-plain-fcfs",
+            "figure-timeline-plain-easy",
+            "figure-timeline-exp-e"
+        ]
+    );
+    for id in [
+        "timeline-plain-fcfs",
+        "timeline-plain-easy",
+        "timeline-exp-e",
+    ] {
+        let t = texts(&figure(&doc, id));
+        assert_eq!((t["rigid"], t["a60"]), (3, 3), "{id}");
+    }
+}
