@@ -479,11 +479,7 @@ impl TimelineAcc {
 
     /// A cursor over the bins from time `t` on, for intervals given in time order.
     fn walker(&self, t: i64) -> BinWalker {
-        let b = if self.submitted.is_empty() {
-            0
-        } else {
-            self.bin(t)
-        };
+        let b = self.bin(t);
         BinWalker {
             bin: b,
             end: self.start + (b as i64 + 1) * self.width,
@@ -561,11 +557,10 @@ fn activity(
     }
     let mut accs: Vec<Acc> = Vec::new();
     // Dense user ids (the archive's are 1..=users) index a vector; others a map.
-    let dense = users
-        .iter()
-        .all(|&u| (0..4 * users.len() as i64 + 1024).contains(&u));
+    let span = 4 * users.len() + 1024;
+    let dense = users.iter().all(|&u| (0..span as i64).contains(&u));
     let mut slots: Vec<u32> = if dense {
-        vec![u32::MAX; 4 * users.len() + 1024]
+        vec![u32::MAX; span]
     } else {
         Vec::new()
     };

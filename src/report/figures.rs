@@ -233,11 +233,10 @@ fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
                 let mut w = vec![fs.kind.name(), metric.as_str()];
                 w.extend(&words);
                 let name = slug(&w);
-                let f = match fs.kind {
-                    FigureKind::Sweep => sweep_figure(fs, name, metric, &what, series),
-                    _ => seeds_figure(fs, name, metric, &what, series),
-                };
-                out.extend(f);
+                out.extend(match (fs.kind, fs.x) {
+                    (FigureKind::Sweep, Some(x)) => sweep_figure(x, name, metric, &what, series),
+                    _ => seeds_figure(name, metric, &what, series),
+                });
             }
         } else {
             // One run per series: the lowest seed (the unshaken run where there is one).
@@ -250,15 +249,11 @@ fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
                 .collect();
             let mut w = vec![fs.kind.name()];
             w.extend(&words);
-            out.extend(
-                summary_figure(fs.kind, slug(&w), &what, &chosen).map(|mut f| {
-                    if let Some(t) = &fs.title {
-                        f.title = t.clone();
-                    }
-                    f
-                }),
-            );
+            out.extend(summary_figure(fs.kind, slug(&w), &what, &chosen));
         }
+    }
+    if let Some(t) = &fs.title {
+        out.iter_mut().for_each(|f| f.title = t.clone());
     }
     out
 }
@@ -312,7 +307,7 @@ fn histogram_cdf(h: &LogHistogram) -> Vec<(f64, f64)> {
 
 /// A figure of per-run summaries, one series per `(name, summary)`; `None` when no
 /// series has the data (e.g. hours of the week without a calendar).
-pub(super) fn summary_figure(
+fn summary_figure(
     kind: FigureKind,
     name: String,
     what: &str,
@@ -564,7 +559,6 @@ fn metric(d: &Done<'_>, metric: &str) -> Option<f64> {
 /// A metric over the seeds of each series value: the shaken runs' (or replications')
 /// values as dots with their box, the unshaken run's value marked.
 fn seeds_figure(
-    fs: &FigureSpec,
     name: String,
     m: &str,
     what: &str,
@@ -575,7 +569,7 @@ fn seeds_figure(
         .map(|(n, done)| {
             let reference = done
                 .iter()
-                .find(|d| !d.0.replicated && d.0.labels.seed == 0)
+                .find(|d| !d.0.perturbed())
                 .and_then(|d| metric(d, m));
             Strip {
                 name: if n.is_empty() {
@@ -585,7 +579,7 @@ fn seeds_figure(
                 },
                 values: done
                     .iter()
-                    .filter(|d| d.0.replicated || d.0.labels.seed > 0)
+                    .filter(|d| d.0.perturbed())
                     .filter_map(|d| metric(d, m))
                     .collect(),
                 reference,
@@ -598,10 +592,7 @@ fn seeds_figure(
     }
     Some(Figure {
         name,
-        title: fs
-            .title
-            .clone()
-            .unwrap_or_else(|| with_what(&format!("{m} over the seeds"), what)),
+        title: with_what(&format!("{m} over the seeds"), what),
         caption: format!(
             "{m} of each shaken run (or replication) as a dot, with the quartiles as a box \
              and whiskers to the 5th and 95th percentiles; the red line is the unshaken run \
@@ -619,25 +610,21 @@ fn seeds_figure(
 /// A metric against the swept parameter of axis `x`: per series value, the unshaken
 /// runs' line, or the shaken runs' mean with the band of their 5th–95th percentiles.
 fn sweep_figure(
-    fs: &FigureSpec,
+    x_axis: AxisName,
     name: String,
     m: &str,
     what: &str,
     series: &[(String, Vec<Done<'_>>)],
 ) -> Option<Figure> {
-    let x_axis = fs.x?;
     let x_of = |d: &Done<'_>| d.0.labels.get(x_axis).and_then(swept_value);
     let mut lines: Vec<Series> = Vec::new();
     let mut unshaken_drawn = false;
     for (n, done) in series {
-        let shaken = done.iter().any(|d| d.0.replicated || d.0.labels.seed > 0);
-        let label = if n.is_empty() { "" } else { n.as_str() };
+        let shaken = done.iter().any(|d| d.0.perturbed());
+        let label = n.as_str();
         if shaken {
             let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-            for d in done
-                .iter()
-                .filter(|d| d.0.replicated || d.0.labels.seed > 0)
-            {
+            for d in done.iter().filter(|d| d.0.perturbed()) {
                 if let (Some(x), Some(v)) = (x_of(d), metric(d, m)) {
                     by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(v);
                 }
@@ -662,10 +649,7 @@ fn sweep_figure(
                 band: pts.iter().map(|p| (p.0, p.2, p.3)).collect(),
             });
         }
-        let base: Vec<&Done<'_>> = done
-            .iter()
-            .filter(|d| !d.0.replicated && d.0.labels.seed == 0)
-            .collect();
+        let base: Vec<&Done<'_>> = done.iter().filter(|d| !d.0.perturbed()).collect();
         // One unshaken line: the series without seeds, or the first series' seed-0 runs
         // when every series is shaken.
         if !base.is_empty() && (!shaken || !unshaken_drawn) {
@@ -694,10 +678,7 @@ fn sweep_figure(
     }
     Some(Figure {
         name,
-        title: fs
-            .title
-            .clone()
-            .unwrap_or_else(|| with_what(&format!("{m} against {x_axis}"), what)),
+        title: with_what(&format!("{m} against {x_axis}"), what),
         caption: format!(
             "{m} against the swept parameter of the {x_axis} axis: unshaken, and the mean of \
              the shaken runs with the band of their 5th–95th percentiles (Ouaknine 2007, \
@@ -774,9 +755,7 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
                 out.push(spec_of(kind, series.clone(), None));
             }
         }
-        let seeded = scope
-            .iter()
-            .any(|r| r.replicated || (r.seeded && r.labels.seed > 0));
+        let seeded = scope.iter().any(|r| r.perturbed());
         let swept = varying.iter().copied().find(|&a| {
             a != Axis::Shake && scope.iter().all(|r| swept_value(&r.labels[a]).is_some())
         });

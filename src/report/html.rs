@@ -49,15 +49,7 @@ pub fn write_html(
     tables: &[Table],
     figures: &Figures,
 ) -> Result<usize, ReportError> {
-    let mut svgs = Vec::with_capacity(figures.figures.len());
-    for f in &figures.figures {
-        let svg = f.svg().map_err(|e| ReportError::Io {
-            path: dir.join("figures").join(format!("{}.svg", f.name)),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        write_text(&dir.join("figures").join(format!("{}.svg", f.name)), &svg)?;
-        svgs.push(svg);
-    }
+    let svgs = write_svgs(&dir.join("figures"), &figures.figures)?;
     let mut out = String::new();
     let title = html_escape(page.name);
     let _ = write!(
@@ -173,15 +165,17 @@ pub fn write_html(
     Ok(figures.figures.len())
 }
 
-/// Writes each figure as `dir/NAME.svg` (`campaign simulate --plot`).
-pub fn write_svgs(dir: &Path, figures: &[super::chart::Figure]) -> Result<(), ReportError> {
+/// Writes each figure as `dir/NAME.svg` (also `campaign simulate --plot`); returns the
+/// SVG documents.
+pub fn write_svgs(
+    dir: &Path,
+    figures: &[super::chart::Figure],
+) -> Result<Vec<String>, ReportError> {
+    let mut svgs = Vec::with_capacity(figures.len());
     for f in figures {
-        let path = dir.join(format!("{}.svg", f.name));
-        let svg = f.svg().map_err(|e| ReportError::Io {
-            path: path.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        write_text(&path, &svg)?;
+        let svg = f.svg()?;
+        write_text(&dir.join(format!("{}.svg", f.name)), &svg)?;
+        svgs.push(svg);
     }
-    Ok(())
+    Ok(svgs)
 }

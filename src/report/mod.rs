@@ -35,6 +35,12 @@ pub struct ReportRun<'a> {
 }
 
 impl ReportRun<'_> {
+    /// Whether the run is perturbed by its seed (a shaken run or a replication), as
+    /// opposed to an unshaken one (`single` or `baseline`).
+    pub fn perturbed(&self) -> bool {
+        self.replicated || (self.seeded && self.labels.seed > 0)
+    }
+
     /// `single` (a variant without shaking), `baseline` (the unshaken run of a shaking
     /// variant), `shaken`, or `replication` (of a model's workload).
     pub fn role(&self) -> &'static str {
@@ -185,6 +191,8 @@ fn walltime_factor(d: &serde_json::Value) -> Option<f64> {
 pub enum ReportError {
     #[error(transparent)]
     Polars(#[from] PolarsError),
+    #[error(transparent)]
+    Chart(#[from] ChartError),
     #[error("{path}: {source}")]
     Io {
         path: std::path::PathBuf,

@@ -94,6 +94,15 @@ fn parse(text: &str) -> roxmltree::Document<'_> {
         .unwrap_or_else(|e| panic!("not well-formed: {e}"))
 }
 
+/// `campaign run SPEC` with its cache and outputs in `dir`; the text of its report.html.
+fn run_report(dir: &Path, spec: &Path) -> String {
+    let out = dir.join("out");
+    spec_command("run", spec, &dir.join("cache"), &out)
+        .assert()
+        .success();
+    std::fs::read_to_string(out.join("report.html")).unwrap()
+}
+
 /// The texts of an SVG's `<text>` elements, with how often each appears.
 fn texts(svg: &roxmltree::Node<'_, '_>) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
@@ -260,9 +269,7 @@ fn figure_sections_choose_and_are_checked() {
          [[figure]]\nkind = \"queue-length\"\nstudy = \"replay\"\nseries = [\"replay\"]\n\
          replay = \"a60\"\n",
     );
-    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
-    spec_command("run", &spec, &cache, &out).assert().success();
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let html = run_report(dir.path(), &spec);
     let doc = parse(&html);
     let ids = figure_ids(&doc);
     assert_eq!(
@@ -408,9 +415,7 @@ fn replications_show_their_spread_over_seeds() {
          seeds = \"1..=4\"\n[schedulers]\nfcfs = { kind = \"fcfs\" }\neasy = { kind = \"easy\" }\n",
     )
     .unwrap();
-    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
-    spec_command("run", &spec, &cache, &out).assert().success();
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let html = run_report(dir.path(), &spec);
     let doc = parse(&html);
     let ids = figure_ids(&doc);
     assert_eq!(
@@ -453,9 +458,7 @@ fn figures_group_by_study_experiment_and_the_axes_it_sets() {
         ),
     )
     .unwrap();
-    let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
-    spec_command("run", &spec, &cache, &out).assert().success();
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let html = run_report(dir.path(), &spec);
     let doc = parse(&html);
     assert_eq!(
         figure_ids(&doc),
