@@ -249,11 +249,12 @@ fn shaking(c: &mut Criterion) {
         b.iter(|| run(black_box(&sdsc), &options).unwrap())
     });
     // The invariant checker alone, on the records of that run: its share of a run.
-    let records = run(&sdsc, &options).unwrap().output.records;
+    let output = run(&sdsc, &options).unwrap().output;
     group.bench_function("check/easy", |b| {
         b.iter(|| {
             campaign::sched::check(
-                black_box(&records),
+                black_box(&output.records),
+                &output.events,
                 128,
                 campaign::sched::Promise::ShadowTime,
                 campaign::sim::WalltimePolicy::Kill,
@@ -296,6 +297,7 @@ fn summaries(c: &mut Criterion) {
             b.iter(|| {
                 RunSummary::of(SummaryInput {
                     records: black_box(&result.output.records),
+                    events: &result.output.events,
                     users: &users,
                     lateness: &lateness,
                     nodes,

@@ -9,9 +9,9 @@
 //!
 //! Global over the whole simulation, and per user ([`lateness_by_user`]).
 
+use super::users::UserSlots;
 use crate::time::Time;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// Lateness of a set of jobs; times in seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
@@ -87,11 +87,17 @@ pub struct UserLateness {
 
 /// Lateness per user (`users[i]` is job i's user), in increasing user id order.
 pub fn lateness_by_user(users: &[i64], recorded: &[Time], replay: &[Time]) -> Vec<UserLateness> {
-    let mut acc: BTreeMap<i64, Acc> = BTreeMap::new();
+    let mut slots = UserSlots::for_users(users);
+    let mut accs: Vec<(i64, Acc)> = Vec::new();
     for ((&u, &r), &p) in users.iter().zip(recorded).zip(replay) {
-        acc.entry(u).or_insert_with(Acc::new).add(r, p);
+        let (slot, fresh) = slots.slot(u);
+        if fresh {
+            accs.push((u, Acc::new()));
+        }
+        accs[slot].1.add(r, p);
     }
-    acc.into_iter()
+    accs.sort_unstable_by_key(|a| a.0);
+    accs.into_iter()
         .map(|(user, a)| UserLateness {
             user,
             lateness: a.finish(),

@@ -7,6 +7,7 @@ mod lateness;
 mod scheduling;
 mod shaking;
 mod summary;
+mod users;
 
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};

@@ -6,9 +6,10 @@
 //! 8 bins per decade, and 101 percentiles of each per-user quantity. A summary is about
 //! 10–25 KB of JSON in a cache entry.
 
+use super::users::UserSlots;
 use crate::metrics::{BSLD_TAU, UserLateness};
 use crate::quantile::quantile_sorted;
-use crate::sim::JobRecord;
+use crate::sim::{Event, EventLog, Happening, JobRecord};
 use crate::time::Time;
 use crate::workload::Calendar;
 use serde::{Deserialize, Serialize};
@@ -202,6 +203,8 @@ fn bin_range(b: usize) -> (u64, u64) {
 #[derive(Clone, Copy, Debug)]
 pub struct SummaryInput<'a> {
     pub records: &'a [JobRecord],
+    /// The schedule's events in time order (the simulator's log).
+    pub events: &'a EventLog,
     /// Each record's user (same order).
     pub users: &'a [i64],
     /// Each user's lateness, in increasing user id order.
@@ -217,19 +220,12 @@ impl RunSummary {
     pub fn of(input: SummaryInput<'_>) -> RunSummary {
         let SummaryInput {
             records,
+            events,
             users,
             lateness,
             nodes,
             calendar,
         } = input;
-        let hour_of_week = calendar.map(|c| {
-            let mut clock = c.clock();
-            let mut h = vec![0u64; 168];
-            for r in records {
-                h[usize::from(clock.hour_of_week(r.submit))] += 1;
-            }
-            h
-        });
         let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
         for r in records {
             if let (Some(start), Some(finish)) = (r.start, r.finish) {
@@ -239,8 +235,8 @@ impl RunSummary {
                 bounded_slowdown.add(((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0));
             }
         }
-        let sweep = Sweep::of(records, nodes);
-        let activity = activity(records, users, calendar);
+        let sweep = Sweep::of(records, events, nodes);
+        let (hour_of_week, activity) = by_submission(events, users, calendar);
         let users = UserSummary {
             count: activity.len() as u64,
             jobs: percentiles(activity.iter().map(|a| a.jobs as f64).collect()),
@@ -271,6 +267,7 @@ impl RunSummary {
     pub fn empty() -> RunSummary {
         RunSummary::of(SummaryInput {
             records: &[],
+            events: &EventLog::default(),
             users: &[],
             lateness: &[],
             nodes: 1,
@@ -298,89 +295,78 @@ struct Sweep {
 }
 
 impl Sweep {
-    fn of(records: &[JobRecord], nodes: u32) -> Sweep {
-        // Queue: +1 at the submission of each job that started, −1 at its start. Busy
-        // nodes: +size at a start, −size at an end. Each list in time order (submissions
-        // usually are already); at one instant the order of events does not change a
-        // time-weighted result.
-        let mut submits: Vec<i64> = Vec::with_capacity(records.len());
-        let mut starts: Vec<(i64, u32)> = Vec::with_capacity(records.len());
-        let mut ends: Vec<(i64, u32)> = Vec::with_capacity(records.len());
-        let (mut first, mut last) = (i64::MAX, i64::MIN);
-        for r in records {
-            first = first.min(r.submit.millis());
-            last = last.max(r.submit.millis());
-            if let (Some(start), Some(finish)) = (r.start, r.finish) {
-                submits.push(r.submit.millis());
-                starts.push((start.millis(), r.size));
-                ends.push((finish.millis(), r.size));
-                last = last.max(finish.millis());
-            }
-        }
-        if !submits.is_sorted() {
-            submits.sort_unstable();
-        }
-        sort_events(&mut starts, first);
-        sort_events(&mut ends, first);
+    /// One pass over the events in time order. Queue: +1 at a submission (not a
+    /// rejection), −1 at a start, measured until the last start. Busy nodes: +size at
+    /// a start, −size at an end, measured from the first event of a job that ran to the
+    /// last. At one instant the order of events does not change a time-weighted result.
+    fn of(records: &[JobRecord], events: &EventLog, nodes: u32) -> Sweep {
+        let events = events.events();
+        let first = events.first().map_or(i64::MAX, |e| e.at.millis());
+        let last = events.last().map_or(i64::MIN, |e| e.at.millis());
+        let ran = |e: &&Event| e.what != Happening::Rejected;
+        let span_start = events.iter().find(ran).map_or(i64::MAX, |e| e.at.millis());
+        let span_end = events
+            .iter()
+            .rev()
+            .find(ran)
+            .map_or(i64::MIN, |e| e.at.millis());
+        let last_start = events
+            .iter()
+            .rev()
+            .find(|e| e.what == Happening::Started)
+            .map_or(i64::MIN, |e| e.at.millis());
         let mut timeline = TimelineAcc::new(first, last);
-        for r in records {
-            let b = timeline.bin(r.submit.millis());
-            timeline.submitted[b] += 1;
-            if let (Some(_), Some(finish)) = (r.start, r.finish) {
-                let b = timeline.bin(finish.millis());
-                timeline.finished[b] += 1;
-            }
-        }
-        let last_start = starts.last().map_or(i64::MIN, |s| s.0);
         let mut queue_ms: Vec<i64> = Vec::new();
         let mut busy_ms = [0i64; BUSY_BINS];
         let (mut q, mut busy): (i64, i64) = (0, 0);
-        let (mut i, mut j, mut k) = (0, 0, 0);
         let nodes = i64::from(nodes.max(1));
-        // Heads of the three lists; i64::MAX once a list is done.
-        let head = |v: &[i64], i: usize| v.get(i).copied().unwrap_or(i64::MAX);
-        let head2 = |v: &[(i64, u32)], i: usize| v.get(i).map_or(i64::MAX, |e| e.0);
-        let mut t = head(&submits, 0)
-            .min(head2(&starts, 0))
-            .min(head2(&ends, 0));
         let mut busy_bin = 0usize;
-        let mut walker = timeline.walker(t);
-        while t != i64::MAX {
-            while head(&submits, i) == t {
-                q += 1;
-                i += 1;
-            }
+        // Before each instant's events, the walker's bin is the instant's bin.
+        let mut walker = timeline.walker(first);
+        let mut i = 0;
+        while let Some(e) = events.get(i) {
+            let t = e.at.millis();
             let before = busy;
-            while head2(&starts, j) == t {
-                q -= 1;
-                busy += i64::from(starts[j].1);
-                j += 1;
-            }
-            while head2(&ends, k) == t {
-                busy -= i64::from(ends[k].1);
-                k += 1;
+            while let Some(e) = events.get(i).filter(|e| e.at.millis() == t) {
+                let size = i64::from(records[e.job as usize].size);
+                match e.what {
+                    Happening::Submitted => {
+                        q += 1;
+                        timeline.submitted[walker.bin] += 1;
+                    }
+                    Happening::Rejected => timeline.submitted[walker.bin] += 1,
+                    Happening::Started => {
+                        q -= 1;
+                        busy += size;
+                    }
+                    Happening::Ended => {
+                        busy -= size;
+                        timeline.finished[walker.bin] += 1;
+                    }
+                }
+                i += 1;
             }
             if busy != before {
                 busy_bin =
                     ((busy.max(0) * BUSY_BINS as i64) / nodes).min(BUSY_BINS as i64 - 1) as usize;
             }
-            let next = head(&submits, i)
-                .min(head2(&starts, j))
-                .min(head2(&ends, k));
-            if next == i64::MAX {
+            let Some(next) = events.get(i).map(|e| e.at.millis()) else {
                 break;
-            }
+            };
             let dt = next - t;
-            if next <= last_start {
+            if t >= span_start && next <= last_start {
                 let b = bin(q.max(0) as u64);
                 if queue_ms.len() <= b {
                     queue_ms.resize(b + 1, 0);
                 }
                 queue_ms[b] += dt;
             }
-            busy_ms[busy_bin] += dt;
+            if t >= span_start && next <= span_end {
+                busy_ms[busy_bin] += dt;
+            }
+            // Outside the span nothing is queued or busy: it adds nothing but moves
+            // the walker.
             walker.add(&mut timeline, t, next, q.max(0), busy.max(0));
-            t = next;
         }
         Sweep {
             queue: queue_ms
@@ -504,51 +490,16 @@ impl TimelineAcc {
     }
 }
 
-/// Sorts `(time, size)` events by time (then size). Where every time is within 2^40 ms
-/// (35 years) of `base` and every size under 2^24, as one u64 key each: sorting 8-byte
-/// keys is about twice as fast as sorting 16-byte pairs.
-fn sort_events(events: &mut [(i64, u32)], base: i64) {
-    if events.is_sorted() {
-        return;
-    }
-    let packable = events
-        .iter()
-        .all(|&(t, size)| (0..1 << 40).contains(&(t - base)) && size < 1 << 24);
-    if !packable {
-        events.sort_unstable();
-        return;
-    }
-    let mut keys: Vec<u64> = events
-        .iter()
-        .map(|&(t, size)| ((t - base) as u64) << 24 | u64::from(size))
-        .collect();
-    keys.sort_unstable();
-    for (e, k) in events.iter_mut().zip(keys) {
-        *e = ((k >> 24) as i64 + base, (k & 0xFF_FFFF) as u32);
-    }
-}
-
-/// Each user's activity (in no particular order): one pass over the submissions in time
-/// order (the records' order when their submissions are in order, as under rigid
-/// replay; else sorted), so that the calendar's offset lookups are reused.
-fn activity(
-    records: &[JobRecord],
+/// One pass over the submissions (and rejections) in time order, so that the
+/// calendar's offset lookups are reused: jobs per local hour of the week (`None`
+/// without a calendar) and each user's activity (in no particular order).
+fn by_submission(
+    events: &EventLog,
     users: &[i64],
     calendar: Option<&Calendar>,
-) -> Vec<UserActivity> {
+) -> (Option<Vec<u64>>, Vec<UserActivity>) {
     let mut clock = calendar.map(Calendar::clock);
-    let mut day = |t: Time| match &mut clock {
-        Some(c) => c.day(t),
-        None => t.millis().div_euclid(DAY_MS),
-    };
-    let mut events: Vec<(Time, i64)> = records
-        .iter()
-        .zip(users)
-        .map(|(r, &u)| (r.submit, u))
-        .collect();
-    if !events.is_sorted_by_key(|e| e.0) {
-        events.sort_unstable();
-    }
+    let mut hours = clock.as_ref().map(|_| vec![0u64; 168]);
     /// A user's state: jobs, first submission, last active day.
     struct Acc {
         activity: UserActivity,
@@ -556,24 +507,24 @@ fn activity(
         last_day: i64,
     }
     let mut accs: Vec<Acc> = Vec::new();
-    // Dense user ids (the archive's are 1..=users) index a vector; others a map.
-    let span = 4 * users.len() + 1024;
-    let dense = users.iter().all(|&u| (0..span as i64).contains(&u));
-    let mut slots: Vec<u32> = if dense {
-        vec![u32::MAX; span]
-    } else {
-        Vec::new()
-    };
-    let mut map: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
-    for (t, user) in events {
-        let d = day(t);
-        let slot = if dense {
-            &mut slots[user as usize]
-        } else {
-            map.entry(user).or_insert(u32::MAX)
+    let mut slots = UserSlots::for_users(users);
+    let submissions = events
+        .events()
+        .iter()
+        .filter(|e| matches!(e.what, Happening::Submitted | Happening::Rejected));
+    for e in submissions {
+        let t = e.at;
+        let user = users[e.job as usize];
+        let d = match (&mut clock, &mut hours) {
+            (Some(c), Some(h)) => {
+                let (hour, day) = c.hour_and_day(t);
+                h[usize::from(hour)] += 1;
+                day
+            }
+            _ => t.millis().div_euclid(DAY_MS),
         };
-        if *slot == u32::MAX {
-            *slot = accs.len() as u32;
+        let (slot, fresh) = slots.slot(user);
+        if fresh {
             accs.push(Acc {
                 activity: UserActivity {
                     jobs: 0,
@@ -584,7 +535,7 @@ fn activity(
                 last_day: d,
             });
         }
-        let a = &mut accs[*slot as usize];
+        let a = &mut accs[slot];
         a.activity.jobs += 1;
         a.activity.activity_s = (t - a.first).as_secs_f64();
         if a.last_day != d {
@@ -592,7 +543,7 @@ fn activity(
             a.last_day = d;
         }
     }
-    accs.into_iter().map(|a| a.activity).collect()
+    (hours, accs.into_iter().map(|a| a.activity).collect())
 }
 
 #[cfg(test)]
@@ -623,6 +574,7 @@ mod tests {
     fn summary(records: &[JobRecord], users: &[i64], nodes: u32) -> RunSummary {
         RunSummary::of(SummaryInput {
             records,
+            events: &EventLog::of_records(records),
             users,
             lateness: &[],
             nodes,
@@ -657,6 +609,7 @@ mod tests {
             .collect();
         let s = RunSummary::of(SummaryInput {
             records: &records,
+            events: &EventLog::of_records(&records),
             users: &[1, 1, 2],
             lateness: &lateness,
             nodes: 2,

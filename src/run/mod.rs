@@ -195,6 +195,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let violations = options.check.then(|| {
         check(
             &output.records,
+            &output.events,
             platform.nodes,
             setup.promise(),
             options.semantics.walltime,
@@ -204,6 +205,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     // A workload without a calendar (header fields) has no hour-of-week summary.
     let summary = RunSummary::of(SummaryInput {
         records: &output.records,
+        events: &output.events,
         users: &users,
         lateness: &user_lateness,
         nodes: platform.nodes,

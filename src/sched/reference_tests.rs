@@ -7,8 +7,8 @@
 use super::profile_oracle::Rng;
 use super::{Conservative, Easy, Promise, check, expected_end};
 use crate::sim::{
-    Context, JobIdx, JobRecord, JobState, Scheduler, SimError, SimJob, Submitter, WalltimePolicy,
-    simulate,
+    Context, JobIdx, JobRecord, JobState, Scheduler, SimError, SimJob, SimOutput, Submitter,
+    WalltimePolicy, simulate,
 };
 use crate::time::Time;
 
@@ -343,8 +343,8 @@ fn run<S: Scheduler>(
     jobs: &[SimJob],
     submits: &[Time],
     nodes: u32,
-) -> Result<Vec<JobRecord>, SimError> {
-    simulate(jobs, nodes, s, &mut Fixed(submits.to_vec())).map(|o| o.records)
+) -> Result<SimOutput, SimError> {
+    simulate(jobs, nodes, s, &mut Fixed(submits.to_vec()))
 }
 
 fn starts(r: &[JobRecord]) -> Vec<Option<Time>> {
@@ -364,13 +364,13 @@ fn easy_incremental_equals_full_rescan_and_reference() {
         let b = run(&mut full, &jobs, &submits, nodes).unwrap();
         let c = run(&mut RefEasy::default(), &jobs, &submits, nodes).unwrap();
         assert_eq!(
-            starts(&a),
-            starts(&b),
+            starts(&a.records),
+            starts(&b.records),
             "incremental vs full, seed {seed}: {jobs:?} {submits:?} {nodes}"
         );
         assert_eq!(
-            starts(&b),
-            starts(&c),
+            starts(&b.records),
+            starts(&c.records),
             "full vs reference, seed {seed}: {jobs:?} {submits:?} {nodes}"
         );
         let w = if kill {
@@ -378,7 +378,7 @@ fn easy_incremental_equals_full_rescan_and_reference() {
         } else {
             WalltimePolicy::Run
         };
-        let v = check(&a, nodes, Promise::ShadowTime, w);
+        let v = check(&a.records, &a.events, nodes, Promise::ShadowTime, w);
         assert!(v.is_empty(), "seed {seed}: {v:?}");
     }
 }
@@ -394,19 +394,19 @@ fn conservative_equals_reference() {
             .unwrap_or_else(|e| panic!("seed {seed}: {e}: {jobs:?} {submits:?} {nodes}"));
         let b = run(&mut RefCons::default(), &jobs, &submits, nodes).unwrap();
         assert_eq!(
-            starts(&a),
-            starts(&b),
+            starts(&a.records),
+            starts(&b.records),
             "seed {seed}: {jobs:?} {submits:?} {nodes}"
         );
-        let pa: Vec<_> = a.iter().map(|r| r.promised_start).collect();
-        let pb: Vec<_> = b.iter().map(|r| r.promised_start).collect();
+        let pa: Vec<_> = a.records.iter().map(|r| r.promised_start).collect();
+        let pb: Vec<_> = b.records.iter().map(|r| r.promised_start).collect();
         assert_eq!(pa, pb, "promises, seed {seed}");
         let w = if kill {
             WalltimePolicy::Kill
         } else {
             WalltimePolicy::Run
         };
-        let v = check(&a, nodes, Promise::Reservations, w);
+        let v = check(&a.records, &a.events, nodes, Promise::Reservations, w);
         assert!(v.is_empty(), "seed {seed}: {v:?}");
     }
 }

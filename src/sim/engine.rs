@@ -1,6 +1,6 @@
 //! The event loop: [`simulate`].
 
-use super::{JobRecord, JobState, SimJob};
+use super::{EventLog, Happening, JobRecord, JobState, SimJob};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -59,6 +59,8 @@ pub trait Submitter {
 pub struct SimOutput {
     /// One record per job, in job-index order.
     pub records: Vec<JobRecord>,
+    /// Every submission, start and end, in the order the simulator processed them.
+    pub events: EventLog,
 }
 
 /// Why a simulation stopped: a workload beyond the simulator's horizon (bad input:
@@ -130,7 +132,7 @@ const SUBMISSION: u8 = 1;
 const WAKEUP: u8 = 2;
 
 /// Heap key: (time, class, job id, job index); `Reverse` makes the max-heap a min-heap.
-type Event = Reverse<(Time, u8, i64, JobIdx)>;
+type HeapKey = Reverse<(Time, u8, i64, JobIdx)>;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -147,7 +149,8 @@ struct State<'a> {
     total_nodes: u32,
     /// Nodes in use; above `total_nodes` only under a scheduler that ignores capacity.
     busy: u64,
-    heap: BinaryHeap<Event>,
+    heap: BinaryHeap<HeapKey>,
+    log: EventLog,
     phase: Vec<Phase>,
     submit: Vec<Time>,
     /// Rank of arrival in the queue (see [`JobRecord::arrival`]).
@@ -168,6 +171,7 @@ impl<'a> State<'a> {
             total_nodes,
             busy: 0,
             heap: BinaryHeap::with_capacity(n.min(1 << 20) + 16),
+            log: EventLog::with_jobs(n),
             phase: vec![Phase::Unsubmitted; n],
             submit: vec![Time::ZERO; n],
             arrival: vec![0; n],
@@ -241,6 +245,7 @@ impl<'a> State<'a> {
             self.state[i] = JobState::Killed;
         }
         self.heap.push(Reverse((end, COMPLETION, job.id, idx)));
+        self.log.push(now, idx, Happening::Started);
         Ok(())
     }
 
@@ -316,6 +321,7 @@ where
             let i = idx as usize;
             match class {
                 COMPLETION => {
+                    sim.log.push(now, idx, Happening::Ended);
                     sim.busy -= u64::from(jobs[i].size);
                     sim.phase[i] = Phase::Done;
                     scheduler.ended(idx, &sim.context(now));
@@ -326,10 +332,12 @@ where
                     sim.arrivals += 1;
                     submitter.submitted(idx, now, &mut new_submissions);
                     if jobs[i].size > total_nodes {
+                        sim.log.push(now, idx, Happening::Rejected);
                         sim.phase[i] = Phase::Done;
                         sim.state[i] = JobState::Rejected;
                         submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
                     } else {
+                        sim.log.push(now, idx, Happening::Submitted);
                         sim.phase[i] = Phase::Waiting;
                         scheduler.submitted(idx, &sim.context(now));
                     }
@@ -376,5 +384,8 @@ where
             promised_start: scheduler.promised_start(i as JobIdx),
         })
         .collect();
-    Ok(SimOutput { records })
+    Ok(SimOutput {
+        records,
+        events: sim.log,
+    })
 }

@@ -8,11 +8,13 @@
 //! events of one instant, the scheduler makes one pass.
 
 mod engine;
+mod events;
 mod job;
 mod record;
 
 pub use engine::{
     Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate, simulate_within,
 };
+pub use events::{Event, EventLog, Happening};
 pub use job::{Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
 pub use record::{JobRecord, JobState};

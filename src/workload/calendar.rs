@@ -154,10 +154,16 @@ impl LocalClock<'_> {
 
     /// See [`Calendar::hour_of_week`].
     pub fn hour_of_week(&mut self, t: Time) -> u8 {
+        self.hour_and_day(t).0
+    }
+
+    /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup.
+    pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
         let s = self.local_seconds(t);
+        let day = s.div_euclid(86_400);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
-        let weekday = (s.div_euclid(86_400) + 3).rem_euclid(7);
-        (weekday * 24 + s.rem_euclid(86_400) / 3_600) as u8
+        let weekday = (day + 3).rem_euclid(7);
+        ((weekday * 24 + s.rem_euclid(86_400) / 3_600) as u8, day)
     }
 
     /// See [`Calendar::day`].
