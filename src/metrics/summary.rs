@@ -235,7 +235,7 @@ impl RunSummary {
                 bounded_slowdown.add(((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0));
             }
         }
-        let sweep = Sweep::of(records, events, nodes);
+        let sweep = Sweep::of(events, nodes);
         let (hour_of_week, activity) = by_submission(events, users, calendar);
         let users = UserSummary {
             count: activity.len() as u64,
@@ -299,11 +299,11 @@ impl Sweep {
     /// rejection), −1 at a start, measured until the last start. Busy nodes: +size at
     /// a start, −size at an end, measured from the first event of a job that ran to the
     /// last. At one instant the order of events does not change a time-weighted result.
-    fn of(records: &[JobRecord], events: &EventLog, nodes: u32) -> Sweep {
+    fn of(events: &EventLog, nodes: u32) -> Sweep {
         let events = events.events();
         let first = events.first().map_or(i64::MAX, |e| e.at.millis());
         let last = events.last().map_or(i64::MIN, |e| e.at.millis());
-        let ran = |e: &&Event| e.what != Happening::Rejected;
+        let ran = |e: &&Event| e.what() != Happening::Rejected;
         let span_start = events.iter().find(ran).map_or(i64::MAX, |e| e.at.millis());
         let span_end = events
             .iter()
@@ -313,7 +313,7 @@ impl Sweep {
         let last_start = events
             .iter()
             .rev()
-            .find(|e| e.what == Happening::Started)
+            .find(|e| e.what() == Happening::Started)
             .map_or(i64::MIN, |e| e.at.millis());
         let mut timeline = TimelineAcc::new(first, last);
         let mut queue_ms: Vec<i64> = Vec::new();
@@ -328,8 +328,8 @@ impl Sweep {
             let t = e.at.millis();
             let before = busy;
             while let Some(e) = events.get(i).filter(|e| e.at.millis() == t) {
-                let size = i64::from(records[e.job as usize].size);
-                match e.what {
+                let size = i64::from(e.size);
+                match e.what() {
                     Happening::Submitted => {
                         q += 1;
                         timeline.submitted[walker.bin] += 1;
@@ -511,10 +511,10 @@ fn by_submission(
     let submissions = events
         .events()
         .iter()
-        .filter(|e| matches!(e.what, Happening::Submitted | Happening::Rejected));
+        .filter(|e| matches!(e.what(), Happening::Submitted | Happening::Rejected));
     for e in submissions {
         let t = e.at;
-        let user = users[e.job as usize];
+        let user = users[e.job() as usize];
         let d = match (&mut clock, &mut hours) {
             (Some(c), Some(h)) => {
                 let (hour, day) = c.hour_and_day(t);

@@ -22,7 +22,7 @@ use crate::shake::{
     KillClock, Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError,
 };
 use crate::sim::{
-    JobIdx, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
+    MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
 };
 use crate::workload::Workload;
 use std::borrow::Cow;
@@ -94,7 +94,7 @@ pub enum RunError {
     /// The cause is in the message, not a `source`: printed as a chain it would repeat.
     #[error("simulation failed: {0}")]
     Sim(SimError),
-    #[error("the workload has more than {} jobs", JobIdx::MAX)]
+    #[error("the workload has more than {} jobs", MAX_JOBS)]
     TooManyJobs,
     #[error("seed 0 is the unshaken run; a shaken run needs a seed ≥ 1")]
     ShakenWithoutSeed,
@@ -153,7 +153,7 @@ pub fn perturb<'a>(
 
 /// Simulates `workload` under `options`.
 pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunError> {
-    if workload.len() > JobIdx::MAX as usize {
+    if workload.len() > MAX_JOBS {
         return Err(RunError::TooManyJobs);
     }
     let base_platform = Platform::new(i64::from(options.nodes), 1.0)?;

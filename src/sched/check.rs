@@ -121,8 +121,8 @@ pub fn check(
     if promise != Promise::RecordedStarts {
         let mut busy = 0i64;
         for e in events {
-            let size = i64::from(records[e.job as usize].size);
-            match e.what {
+            let size = i64::from(e.size);
+            match e.what() {
                 Happening::Started => busy += size,
                 Happening::Ended => busy -= size,
                 Happening::Submitted | Happening::Rejected => continue,
@@ -222,6 +222,16 @@ fn easy_head_violations(
     for (n, &(_, i)) in by_estimate.iter().enumerate() {
         rank[i] = n;
     }
+    // Each started job's count of estimated ends before its start: the starts in time
+    // order (the log's) beside the estimated ends in order.
+    let mut ends_before_start = vec![0; records.len()];
+    let mut k = 0;
+    for e in events.iter().filter(|e| e.what() == Happening::Started) {
+        while by_estimate.get(k).is_some_and(|b| b.0 < e.at) {
+            k += 1;
+        }
+        ends_before_start[e.job() as usize] = k;
+    }
     let mut running = Fenwick::new(by_estimate.len());
     #[derive(Clone, Copy, PartialEq)]
     enum State {
@@ -249,20 +259,19 @@ fn easy_head_violations(
         // at or before it, finishing after it.
         while let Some(e) = events.get(next).filter(|e| e.at <= became_head) {
             next += 1;
-            let j = e.job as usize;
-            let size = records[j].size;
-            match e.what {
+            let j = e.job() as usize;
+            match (e.what(), state[j]) {
                 // A malformed record (reported above) may end before it starts, and a
                 // job that did not run has no rank.
-                Happening::Started if state[j] == State::Waiting && records[j].finish.is_some() => {
+                (Happening::Started, State::Waiting) if records[j].finish.is_some() => {
                     state[j] = State::Running;
-                    running.add(rank[j], size, true);
-                    busy += u64::from(size);
+                    running.add(rank[j], e.size, true);
+                    busy += u64::from(e.size);
                 }
-                Happening::Ended => {
-                    if state[j] == State::Running {
-                        running.add(rank[j], size, false);
-                        busy -= u64::from(size);
+                (Happening::Ended, s) => {
+                    if s == State::Running {
+                        running.add(rank[j], e.size, false);
+                        busy -= u64::from(e.size);
                     }
                     state[j] = State::Ended;
                 }
@@ -274,6 +283,12 @@ fn easy_head_violations(
         let shadow = if avail >= needed {
             became_head
         } else {
+            // The shadow time is before the start only if the running jobs estimated
+            // to end before the start free enough nodes (or all of them, when even all
+            // are not enough): a prefix sum, cheaper than the search, settles most jobs.
+            if running.prefix(ends_before_start[i]) < (needed - avail).min(busy) {
+                continue;
+            }
             // The first estimated end by which enough nodes are free; or, if even all
             // of them are not enough (malformed records), the last.
             running
@@ -338,6 +353,16 @@ impl Fenwick {
             }
             j += j & j.wrapping_neg();
         }
+    }
+
+    /// The sum over the positions before `n`.
+    fn prefix(&self, n: usize) -> u64 {
+        let (mut j, mut sum) = (n.min(self.0.len() - 1), 0);
+        while j > 0 {
+            sum += self.0[j];
+            j &= j - 1;
+        }
+        sum
     }
 
     /// The first position whose prefix sum (itself included) is at least `target`

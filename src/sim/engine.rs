@@ -79,6 +79,8 @@ pub enum SimError {
         horizon_years()
     )]
     SubmittedBeyondHorizon { id: i64, at: Time },
+    #[error("{0} jobs, more than the simulator's {max}", max = super::MAX_JOBS)]
+    TooManyJobs(usize),
     #[error("at {now} s the scheduler started job {id} ({size} nodes) with {free} nodes free")]
     Overcommit {
         now: Time,
@@ -131,8 +133,10 @@ const COMPLETION: u8 = 0;
 const SUBMISSION: u8 = 1;
 const WAKEUP: u8 = 2;
 
-/// Heap key: (time, class, job id, job index); `Reverse` makes the max-heap a min-heap.
-type HeapKey = Reverse<(Time, u8, i64, JobIdx)>;
+/// An event's key, in processing order: (time, class, job id, job index).
+type Key = (Time, u8, i64, JobIdx);
+/// `Reverse` makes the max-heap a min-heap.
+type HeapKey = Reverse<Key>;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -150,6 +154,10 @@ struct State<'a> {
     /// Nodes in use; above `total_nodes` only under a scheduler that ignores capacity.
     busy: u64,
     heap: BinaryHeap<HeapKey>,
+    /// The submissions known before the simulation starts, in key order, from
+    /// `next_initial` on still to come: merged with the heap, they keep it small.
+    initial: Vec<Key>,
+    next_initial: usize,
     log: EventLog,
     phase: Vec<Phase>,
     submit: Vec<Time>,
@@ -170,7 +178,9 @@ impl<'a> State<'a> {
             jobs,
             total_nodes,
             busy: 0,
-            heap: BinaryHeap::with_capacity(n.min(1 << 20) + 16),
+            heap: BinaryHeap::new(),
+            initial: Vec::new(),
+            next_initial: 0,
             log: EventLog::with_jobs(n),
             phase: vec![Phase::Unsubmitted; n],
             submit: vec![Time::ZERO; n],
@@ -190,6 +200,43 @@ impl<'a> State<'a> {
             free_nodes: self.free(),
             total_nodes: self.total_nodes,
         }
+    }
+
+    /// The next event's key.
+    fn peek(&self) -> Option<Key> {
+        let heap = self.heap.peek().map(|k| k.0);
+        match (heap, self.initial.get(self.next_initial).copied()) {
+            (Some(h), Some(i)) => Some(h.min(i)),
+            (h, i) => h.or(i),
+        }
+    }
+
+    /// Takes the next event (the one [`State::peek`] shows).
+    fn pop(&mut self) {
+        let first = self.initial.get(self.next_initial);
+        if first.is_some_and(|i| self.heap.peek().is_none_or(|h| *i <= h.0)) {
+            self.next_initial += 1;
+        } else {
+            self.heap.pop();
+        }
+    }
+
+    /// Queues the replay model's submissions known before the simulation starts.
+    fn enqueue_initial(&mut self, subs: &mut Vec<(JobIdx, Time)>) -> Result<(), SimError> {
+        self.enqueue(subs, Time::from_millis(i64::MIN))?;
+        // Kept in key order beside the heap, which is left to the events that come up
+        // during the simulation (a heap of every job costs a cache miss per level).
+        let mut initial: Vec<Key> = std::mem::take(&mut self.heap)
+            .into_vec()
+            .into_iter()
+            .map(|k| k.0)
+            .collect();
+        if !initial.is_sorted() {
+            initial.sort_unstable();
+        }
+        self.initial = initial;
+        self.next_initial = 0;
+        Ok(())
     }
 
     /// Queues the replay model's submissions (each job once, never in the past).
@@ -245,7 +292,7 @@ impl<'a> State<'a> {
             self.state[i] = JobState::Killed;
         }
         self.heap.push(Reverse((end, COMPLETION, job.id, idx)));
-        self.log.push(now, idx, Happening::Started);
+        self.log.push(now, idx, job.size, Happening::Started);
         Ok(())
     }
 
@@ -292,6 +339,9 @@ where
     S: Scheduler + ?Sized,
     R: Submitter + ?Sized,
 {
+    if jobs.len() > super::MAX_JOBS {
+        return Err(SimError::TooManyJobs(jobs.len()));
+    }
     check_horizon(jobs)?;
     let started = std::time::Instant::now();
     let mut instants: u64 = 0;
@@ -301,9 +351,9 @@ where
     let check_capacity = !scheduler.ignores_capacity();
 
     submitter.initial(&mut new_submissions);
-    sim.enqueue(&mut new_submissions, Time::from_millis(i64::MIN))?;
+    sim.enqueue_initial(&mut new_submissions)?;
 
-    while let Some(&Reverse((now, ..))) = sim.heap.peek() {
+    while let Some((now, ..)) = sim.peek() {
         instants += 1;
         if let Some(limit) = limit
             && instants % 4096 == 0
@@ -313,15 +363,15 @@ where
         }
         // Every event of this instant, in (class, job id, index) order. Submissions the
         // replay model makes at `now` in reaction join this batch.
-        while let Some(&Reverse((t, class, _, idx))) = sim.heap.peek() {
+        while let Some((t, class, _, idx)) = sim.peek() {
             if t != now {
                 break;
             }
-            sim.heap.pop();
+            sim.pop();
             let i = idx as usize;
             match class {
                 COMPLETION => {
-                    sim.log.push(now, idx, Happening::Ended);
+                    sim.log.push(now, idx, jobs[i].size, Happening::Ended);
                     sim.busy -= u64::from(jobs[i].size);
                     sim.phase[i] = Phase::Done;
                     scheduler.ended(idx, &sim.context(now));
@@ -332,12 +382,12 @@ where
                     sim.arrivals += 1;
                     submitter.submitted(idx, now, &mut new_submissions);
                     if jobs[i].size > total_nodes {
-                        sim.log.push(now, idx, Happening::Rejected);
+                        sim.log.push(now, idx, jobs[i].size, Happening::Rejected);
                         sim.phase[i] = Phase::Done;
                         sim.state[i] = JobState::Rejected;
                         submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
                     } else {
-                        sim.log.push(now, idx, Happening::Submitted);
+                        sim.log.push(now, idx, jobs[i].size, Happening::Submitted);
                         sim.phase[i] = Phase::Waiting;
                         scheduler.submitted(idx, &sim.context(now));
                     }

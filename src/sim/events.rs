@@ -35,13 +35,51 @@ impl Happening {
     }
 }
 
-/// One event: a job, what happened to it, and when.
+/// The most jobs a log can name: an event keeps what happened in the two high bits of
+/// the job's index.
+pub const MAX_JOBS: usize = 1 << 30;
+
+/// One event: a job (with its node count, so that who walks the log need not look the
+/// job up), what happened to it, and when. 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Event {
     pub at: Time,
+    /// The job's node count.
+    pub size: u32,
+    /// The job's index (low 30 bits) and what happened (high 2 bits).
+    packed: u32,
+}
+
+impl Event {
+    /// `job` must be below [`MAX_JOBS`].
+    pub fn new(at: Time, job: JobIdx, size: u32, what: Happening) -> Event {
+        debug_assert!((job as usize) < MAX_JOBS);
+        let code = match what {
+            Happening::Ended => 0,
+            Happening::Submitted => 1,
+            Happening::Rejected => 2,
+            Happening::Started => 3,
+        };
+        Event {
+            at,
+            size,
+            packed: job & (MAX_JOBS as u32 - 1) | code << 30,
+        }
+    }
+
     /// The job's position in the records (and in the simulated job slice).
-    pub job: JobIdx,
-    pub what: Happening,
+    pub fn job(&self) -> JobIdx {
+        self.packed & (MAX_JOBS as u32 - 1)
+    }
+
+    pub fn what(&self) -> Happening {
+        match self.packed >> 30 {
+            0 => Happening::Ended,
+            1 => Happening::Submitted,
+            2 => Happening::Rejected,
+            _ => Happening::Started,
+        }
+    }
 }
 
 /// A schedule's events in time order: every job's submission (or rejection), and the
@@ -55,8 +93,8 @@ impl EventLog {
         EventLog(Vec::with_capacity(jobs.saturating_mul(3).min(1 << 26)))
     }
 
-    pub(crate) fn push(&mut self, at: Time, job: JobIdx, what: Happening) {
-        self.0.push(Event { at, job, what });
+    pub(crate) fn push(&mut self, at: Time, job: JobIdx, size: u32, what: Happening) {
+        self.0.push(Event::new(at, job, size, what));
     }
 
     /// The events, in time order.
@@ -78,31 +116,30 @@ impl EventLog {
             } else {
                 Happening::Submitted
             };
-            log.push(r.submit, job, submitted);
+            log.push(r.submit, job, r.size, submitted);
             if let Some(s) = r.start {
-                log.push(s, job, Happening::Started);
+                log.push(s, job, r.size, Happening::Started);
             }
             if let Some(f) = r.finish {
-                log.push(f, job, Happening::Ended);
+                log.push(f, job, r.size, Happening::Ended);
             }
         }
-        let size = |e: &Event| records[e.job as usize].size;
         log.0.sort_unstable_by(|a, b| {
-            (a.at, a.what.class())
-                .cmp(&(b.at, b.what.class()))
-                .then_with(|| match a.what {
-                    Happening::Started => size(a).cmp(&size(b)),
+            (a.at, a.what().class())
+                .cmp(&(b.at, b.what().class()))
+                .then_with(|| match a.what() {
+                    Happening::Started => a.size.cmp(&b.size),
                     _ => Ordering::Equal,
                 })
-                .then(a.job.cmp(&b.job))
+                .then(a.job().cmp(&b.job()))
         });
         log
     }
 
     /// Whether this is a log of `records`: in time order; each record's submission (a
     /// rejection when the record says rejected) at its submit time, and its start and
-    /// end at its start and finish times when it has them, each exactly once; nothing
-    /// else. The error names the first disagreement.
+    /// end at its start and finish times when it has them, each exactly once and with
+    /// its size; nothing else. The error names the first disagreement.
     pub fn verify(&self, records: &[JobRecord]) -> Result<(), String> {
         const SUBMIT: u8 = 1;
         const START: u8 = 2;
@@ -110,26 +147,34 @@ impl EventLog {
         let mut seen = vec![0u8; records.len()];
         let mut previous = Time::from_millis(i64::MIN);
         for (n, e) in self.0.iter().enumerate() {
+            let (job, what) = (e.job(), e.what());
             if e.at < previous {
                 return Err(format!(
-                    "event {n} ({:?} of job index {}) at {} s comes after one at {previous} s",
-                    e.what, e.job, e.at
+                    "event {n} ({what:?} of job index {job}) at {} s comes after one at \
+                     {previous} s",
+                    e.at
                 ));
             }
             previous = e.at;
-            let Some(r) = records.get(e.job as usize) else {
+            let Some(r) = records.get(job as usize) else {
                 return Err(format!(
-                    "event {n} names job index {}, beyond the records",
-                    e.job
+                    "event {n} names job index {job}, beyond the records"
                 ));
             };
-            let (bit, expected) = match e.what {
-                Happening::Submitted if r.state != JobState::Rejected => (SUBMIT, Some(r.submit)),
-                Happening::Rejected if r.state == JobState::Rejected => (SUBMIT, Some(r.submit)),
+            if e.size != r.size {
+                return Err(format!(
+                    "job {}: {what:?} logged with {} nodes, its record says {}",
+                    r.id, e.size, r.size
+                ));
+            }
+            let rejected = r.state == JobState::Rejected;
+            let (bit, expected) = match what {
+                Happening::Submitted if !rejected => (SUBMIT, Some(r.submit)),
+                Happening::Rejected if rejected => (SUBMIT, Some(r.submit)),
                 Happening::Submitted | Happening::Rejected => {
                     return Err(format!(
-                        "job {}: logged {:?}, but its record says {}",
-                        r.id, e.what, r.state
+                        "job {}: logged {what:?}, but its record says {}",
+                        r.id, r.state
                     ));
                 }
                 Happening::Started => (START, r.start),
@@ -137,13 +182,13 @@ impl EventLog {
             };
             if expected != Some(e.at) {
                 return Err(format!(
-                    "job {}: {:?} logged at {} s, its record says {expected:?}",
-                    r.id, e.what, e.at
+                    "job {}: {what:?} logged at {} s, its record says {expected:?}",
+                    r.id, e.at
                 ));
             }
-            let s = &mut seen[e.job as usize];
+            let s = &mut seen[job as usize];
             if *s & bit != 0 {
-                return Err(format!("job {}: {:?} logged twice", r.id, e.what));
+                return Err(format!("job {}: {what:?} logged twice", r.id));
             }
             *s |= bit;
         }
@@ -198,7 +243,7 @@ mod tests {
         let got: Vec<(i64, u32, Happening)> = log
             .events()
             .iter()
-            .map(|e| (e.at.millis() / 1000, e.job, e.what))
+            .map(|e| (e.at.millis() / 1000, e.job(), e.what()))
             .collect();
         use Happening::*;
         assert_eq!(
@@ -238,8 +283,11 @@ mod tests {
             "out of order"
         );
         assert!(edit(&|v| v[1].at = Time::from_secs(1)).contains("its record says"));
-        assert!(edit(&|v| v[3].job = 7).contains("beyond the records"));
-        assert!(edit(&|v| v[2].what = Happening::Submitted).contains("its record says"));
+        let retag = |e: Event, job: JobIdx, what: Happening| Event::new(e.at, job, e.size, what);
+        assert!(edit(&|v| v[3] = retag(v[3], 7, v[3].what())).contains("beyond the records"));
+        let rejected = edit(&|v| v[2] = retag(v[2], 1, Happening::Submitted));
+        assert!(rejected.contains("its record says rejected"), "{rejected}");
+        assert!(edit(&|v| v[1].size = 2).contains("with 2 nodes"));
         let missing = edit(&|v| {
             v.remove(3);
         });

@@ -15,6 +15,6 @@ mod record;
 pub use engine::{
     Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate, simulate_within,
 };
-pub use events::{Event, EventLog, Happening};
+pub use events::{Event, EventLog, Happening, MAX_JOBS};
 pub use job::{Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
 pub use record::{JobRecord, JobState};
