@@ -15,6 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+// The binary's allocator, so that a run costs here what it costs in a campaign.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn trace_dir() -> PathBuf {
     std::env::var_os("CAMPAIGN_TRACE_DIR")
         .map(PathBuf::from)

@@ -17,6 +17,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
+// The binary's allocator, so that a run costs here what it costs in a campaign.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn trace_path(name: &str) -> PathBuf {
     let dir = std::env::var_os("CAMPAIGN_TRACE_DIR")
         .map(PathBuf::from)
