@@ -277,10 +277,10 @@ fn compute(
     description: &RunDescription,
     key: &str,
     lw: &LoadedWorkload,
-    time_limit: Option<std::time::Duration>,
+    exec: ExecOptions,
 ) -> Result<RunRecord, String> {
     let started = std::time::Instant::now();
-    let simulate = || description.simulate(&lw.workload, true, time_limit);
+    let simulate = || description.simulate(&lw.workload, !exec.unchecked, exec.time_limit);
     let simulation = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
         .map_err(|panic| {
             let what = panic
@@ -316,6 +316,10 @@ pub struct ExecOptions {
     pub force: bool,
     /// Set `stop` at the first failed run: no new run starts (those running finish).
     pub fail_fast: bool,
+    /// Skip the invariant checker (a spec's `check = false`) in the runs computed. A
+    /// cache entry keeps whether its run was checked (its violation count or none),
+    /// whatever the campaign that takes it.
+    pub unchecked: bool,
 }
 
 /// Runs every planned run, taking results from `cache` where present (unless
@@ -359,15 +363,14 @@ pub fn execute(
                                     on_event(Event::Warning(e.to_string()));
                                 }
                                 let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
-                                let outcome = match lw
-                                    .and_then(|lw| compute(description, key, lw, exec.time_limit))
-                                {
-                                    Ok(record) => match cache.put(&record) {
-                                        Ok(()) => Outcome::Computed(record),
-                                        Err(e) => Outcome::Failed(e.to_string()),
-                                    },
-                                    Err(e) => Outcome::Failed(e),
-                                };
+                                let outcome =
+                                    match lw.and_then(|lw| compute(description, key, lw, exec)) {
+                                        Ok(record) => match cache.put(&record) {
+                                            Ok(()) => Outcome::Computed(record),
+                                            Err(e) => Outcome::Failed(e.to_string()),
+                                        },
+                                        Err(e) => Outcome::Failed(e),
+                                    };
                                 // Failures are kept for `campaign status`; a result
                                 // replaces them. Not being able to keep one fails nothing.
                                 match &outcome {

@@ -909,6 +909,7 @@ impl RunArgs {
                 time_limit: self.timeout.map(Duration::from_secs_f64),
                 force: self.select.force,
                 fail_fast: self.fail_fast,
+                unchecked: !spec.check,
             },
             &STOP,
             &|e| progress.event(e),

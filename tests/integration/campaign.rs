@@ -898,3 +898,64 @@ fn run_sweeps_stale_temporary_files_from_the_cache() {
         8
     );
 }
+
+/// `check = false` skips the invariant checker: runs.csv leaves the violations empty and
+/// nothing else changes. A cache entry keeps whether its run was checked: a checked
+/// campaign taking unchecked entries shows no violation count for them until `--force`
+/// computes them again, checked.
+#[test]
+fn an_unchecked_campaign_says_so_and_force_checks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let checked = mini_spec(dir.path(), "");
+    let unchecked = dir.path().join("unchecked.toml");
+    let text = std::fs::read_to_string(&checked).unwrap();
+    std::fs::write(&unchecked, format!("check = false\n{text}")).unwrap();
+    let cache = dir.path().join("c");
+    // (The other columns, the violations) of each run.
+    let table = || {
+        let (header, rows) = crate::common::read_csv(&dir.path().join("c-out/runs.csv"));
+        let v = crate::common::column(&header, "violations");
+        let mut rows: Vec<(Vec<String>, String)> = rows
+            .into_iter()
+            .map(|mut r| {
+                let violations = r.remove(v);
+                (r, violations)
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+
+    let first = run(&unchecked, &cache, &[]).success();
+    assert!(
+        stderr(&first).contains("[     8/8] 0 cached"),
+        "{}",
+        stderr(&first)
+    );
+    let plain = table();
+    assert_eq!(plain.len(), 8);
+    assert!(plain.iter().all(|(_, v)| v.is_empty()), "{plain:?}");
+
+    let cached = run(&checked, &cache, &[]).success();
+    assert!(
+        stderr(&cached).contains("8 cached, 0 failed"),
+        "{}",
+        stderr(&cached)
+    );
+    assert_eq!(table(), plain);
+
+    let forced = run(&checked, &cache, &["--force"]).success();
+    assert!(
+        stderr(&forced).contains("[     8/8] 0 cached"),
+        "{}",
+        stderr(&forced)
+    );
+    let checked_rows = table();
+    assert!(
+        checked_rows.iter().all(|(_, v)| v == "0"),
+        "{checked_rows:?}"
+    );
+    let others =
+        |rows: &[(Vec<String>, String)]| rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
+    assert_eq!(others(&plain), others(&checked_rows));
+}

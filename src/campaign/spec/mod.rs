@@ -11,6 +11,7 @@
 //! ```toml
 //! name = "paper2024"                      # results/<name>/
 //! trace_dir = "../shared/traces"          # optional, relative to the spec file
+//! check = false                           # optional: skip the invariant checker
 //!
 //! [workloads.KTH]                         # axis `workload`: named variants
 //! trace = "KTH-SP2-1996-2.1-cln"          # archive name or path
@@ -93,6 +94,8 @@ pub struct Spec {
     pub description: Option<String>,
     /// Trace directory named by the spec, resolved against the spec's directory.
     pub trace_dir: Option<PathBuf>,
+    /// Whether each run's schedule goes through the invariant checker (default).
+    pub check: bool,
     pub workloads: Vec<(String, WorkloadVariant)>,
     pub transforms: Vec<(String, Transform)>,
     pub schedulers: Vec<(String, SchedulerConfig)>,
@@ -230,6 +233,7 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         name: name.clone(),
         description: raw.description.clone(),
         trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
+        check: raw.check.unwrap_or(true),
         workloads: variants::workloads(src, &raw, dir)?,
         transforms: variants::transforms(src, &raw)?,
         schedulers: variants::schedulers(src, &raw)?,

@@ -274,6 +274,7 @@ pub(super) struct RawSpec {
     pub name: Spanned<String>,
     pub description: Option<String>,
     pub trace_dir: Option<String>,
+    pub check: Option<bool>,
     pub workloads: Variants<RawWorkload>,
     #[serde(default)]
     pub schedulers: Variants<Spanned<toml::Value>>,
