@@ -328,22 +328,18 @@ impl Sweep {
             let t = e.at.millis();
             let before = busy;
             while let Some(e) = events.get(i).filter(|e| e.at.millis() == t) {
-                let size = i64::from(e.size);
-                match e.what() {
-                    Happening::Submitted => {
-                        q += 1;
-                        timeline.submitted[walker.bin] += 1;
-                    }
-                    Happening::Rejected => timeline.submitted[walker.bin] += 1,
-                    Happening::Started => {
-                        q -= 1;
-                        busy += size;
-                    }
-                    Happening::Ended => {
-                        busy -= size;
-                        timeline.finished[walker.bin] += 1;
-                    }
-                }
+                // Each kind as increments (queue, busy nodes per node, submitted,
+                // ended), without a branch: the kinds come in no predictable order.
+                let (dq, dbusy, submitted, finished) = match e.what() {
+                    Happening::Submitted => (1, 0, 1, 0),
+                    Happening::Rejected => (0, 0, 1, 0),
+                    Happening::Started => (-1, 1, 0, 0),
+                    Happening::Ended => (0, -1, 0, 1),
+                };
+                q += dq;
+                busy += dbusy * i64::from(e.size);
+                timeline.submitted[walker.bin] += submitted;
+                timeline.finished[walker.bin] += finished;
                 i += 1;
             }
             if busy != before {

@@ -15,14 +15,12 @@ pub(crate) struct UserSlots {
 impl UserSlots {
     /// Slots for the ids in `users` (any id may be asked for later).
     pub(crate) fn for_users(users: &[i64]) -> UserSlots {
-        let span = 4 * users.len() + 1024;
-        let dense = users.iter().all(|&u| (0..span as i64).contains(&u));
+        // A vector as long as the largest id, unless the ids are sparse.
+        let limit = 4 * users.len() as i64 + 1024;
+        let dense = users.iter().all(|&u| (0..limit).contains(&u));
+        let len = users.iter().max().filter(|_| dense).map_or(0, |&u| u + 1);
         UserSlots {
-            dense: if dense {
-                vec![u32::MAX; span]
-            } else {
-                Vec::new()
-            },
+            dense: vec![u32::MAX; len as usize],
             sparse: HashMap::new(),
             count: 0,
         }
