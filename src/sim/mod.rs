@@ -1,6 +1,7 @@
 //! The discrete-event simulator: [`simulate`] drives a [`Scheduler`] (which decides when
 //! queued jobs start) and a [`Submitter`] (the replay model, which decides when jobs are
-//! submitted) over a platform's nodes, and returns one [`JobRecord`] per job.
+//! submitted) over a platform's nodes, and returns one [`JobRecord`] per job and the
+//! [`EventLog`] of every submission, start and end in the order it processed them.
 //!
 //! Time is [`Time`](crate::time::Time) (integer milliseconds). Events at equal time are
 //! processed in a fixed order: job completions first, then submissions, then scheduler
