@@ -223,6 +223,7 @@ impl<'a> State<'a> {
 
     /// Queues the replay model's submissions known before the simulation starts.
     fn enqueue_initial(&mut self, subs: &mut Vec<(JobIdx, Time)>) -> Result<(), SimError> {
+        self.heap.reserve_exact(subs.len());
         self.enqueue(subs, Time::from_millis(i64::MIN))?;
         // Kept in key order beside the heap, which is left to the events that come up
         // during the simulation (a heap of every job costs a cache miss per level).

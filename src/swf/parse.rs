@@ -49,8 +49,19 @@ fn inflate(raw: &[u8], path: &Path) -> Result<Vec<u8>, SwfError> {
         path: path.to_path_buf(),
         source,
     };
-    // Archive traces inflate about 8×; reserve that to avoid regrowth.
-    let mut out = Vec::with_capacity(raw.len().saturating_mul(8));
+    // Reserve the inflated size, to avoid regrowth (which copies, and leaves the old
+    // block to the allocator): gzip's trailer gives it (modulo 2^32) for a file of one
+    // member, as archive traces are; else archive traces inflate about 8×.
+    let trailer = raw
+        .last_chunk::<4>()
+        .map_or(0, |t| u32::from_le_bytes(*t) as usize);
+    let guess = raw.len().saturating_mul(8);
+    let size = if (raw.len()..=guess.saturating_mul(4)).contains(&trailer) {
+        trailer
+    } else {
+        guess
+    };
+    let mut out = Vec::with_capacity(size);
     let mut decoder = MultiGzDecoder::new(raw);
     let mut chunk = vec![0u8; 64 << 10];
     // Bytes since the last line break.

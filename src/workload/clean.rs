@@ -258,11 +258,15 @@ impl CleaningPolicy {
             records: trace.records.len(),
             ..CleaningReport::default()
         };
-        let jobs = trace
-            .records
-            .iter()
-            .filter_map(|r| self.clean(r, &mut report))
-            .collect();
+        // Reserved for every record: a filtered iterator collects by doubling, which
+        // copies and leaves the old blocks to the allocator.
+        let mut jobs = Vec::with_capacity(trace.records.len());
+        jobs.extend(
+            trace
+                .records
+                .iter()
+                .filter_map(|r| self.clean(r, &mut report)),
+        );
         let mut header = trace.header.clone();
         if let Some(start) = self.unix_start {
             header.set("UnixStartTime", &start.to_string());
