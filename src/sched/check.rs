@@ -304,8 +304,8 @@ fn easy_head_violations(
 }
 
 /// Sorts `(time, index)` pairs. Where every time is within 2^40 ms (35 years) of the
-/// first and every index under 2^24, as one u64 key each: sorting 8-byte keys is about
-/// twice as fast as sorting 16-byte pairs.
+/// earliest and every index under 2^24, as one u64 key each: sorting 8-byte keys is
+/// about twice as fast as sorting 16-byte pairs.
 fn sort_by_time(pairs: &mut [(Time, usize)]) {
     let Some(base) = pairs.iter().map(|p| p.0).min() else {
         return;
