@@ -36,7 +36,7 @@ fn trace_path(name: &str) -> PathBuf {
 
 fn workload(name: &str) -> Workload {
     let trace = read_path(&trace_path(name), ParseOptions::default()).unwrap();
-    CleaningPolicy::default().apply(&trace).0
+    CleaningPolicy::default().apply(trace).0
 }
 
 fn parse(c: &mut Criterion) {
@@ -121,7 +121,7 @@ fn replay(c: &mut Criterion) {
         for (job, r) in moved.iter_mut().zip(&out.records) {
             job.submit = r.submit;
         }
-        let moved = Workload::new(moved, sdsc.header.clone());
+        let moved = sdsc.derive(moved);
         let moved_jobs = prepare(&moved, platform, Semantics::default());
         group.bench_function(format!("rigid-at-{label}-submit-times"), |b| {
             b.iter(|| {

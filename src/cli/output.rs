@@ -248,7 +248,7 @@ pub(crate) fn write_schedule_swf(
                 req_time: secs(r.requested),
                 // A job without an SWF line (a generated one) gets the fields it has
                 // and −1 ("unknown") for the others.
-                ..job.swf.unwrap_or(SwfRecord {
+                ..workload.record(job).copied().unwrap_or(SwfRecord {
                     job: job.id,
                     user: job.user,
                     req_procs: i64::from(job.size),

@@ -75,9 +75,8 @@ impl Preceding {
         let mut edges: Vec<(JobIdx, JobIdx, Time)> = Vec::new();
         for (i, job) in jobs.iter().enumerate() {
             let i = i as JobIdx;
-            let previous = job
-                .swf
-                .as_ref()
+            let previous = workload
+                .record(job)
                 .filter(|r| r.preceding_job >= 0)
                 .and_then(|r| Some((index_of(r.preceding_job)?, r.think_time)))
                 .filter(|&(p, _)| p < i);
@@ -125,9 +124,10 @@ mod tests {
     use crate::swf::{SwfHeader, SwfRecord};
     use crate::workload::Job;
 
-    fn job(id: i64, submit: i64, preceding: i64, think: i64) -> Job {
+    /// A job and its SWF record, the job on line `id - 1` of the records.
+    fn job(id: i64, submit: i64, preceding: i64, think: i64) -> (Job, SwfRecord) {
         let s = Time::from_secs;
-        Job {
+        let job = Job {
             id,
             user: 1,
             submit: s(submit),
@@ -136,31 +136,33 @@ mod tests {
             requested_time: s(10),
             status: 1,
             recorded_wait: None,
-            swf: Some(SwfRecord {
-                job: id,
-                submit,
-                preceding_job: preceding,
-                think_time: think,
-                ..SwfRecord::MISSING
-            }),
-        }
+            line: Some(id as u32 - 1),
+        };
+        let record = SwfRecord {
+            job: id,
+            submit,
+            preceding_job: preceding,
+            think_time: think,
+            ..SwfRecord::MISSING
+        };
+        (job, record)
     }
 
     #[test]
     fn follows_listed_earlier_jobs_only() {
         // Job 2 follows 1 (think 5); 3 follows 2 (think unknown: 0); 4 names a job that
         // is not in the workload; 5 names a later job (6): both keep their times.
-        let w = Workload::new(
-            vec![
-                job(1, 0, -1, -1),
-                job(2, 15, 1, 5),
-                job(3, 25, 2, -1),
-                job(4, 30, 99, 3),
-                job(5, 40, 6, 3),
-                job(6, 50, -1, -1),
-            ],
-            SwfHeader::default(),
-        );
+        let (jobs, records) = [
+            job(1, 0, -1, -1),
+            job(2, 15, 1, 5),
+            job(3, 25, 2, -1),
+            job(4, 30, 99, 3),
+            job(5, 40, 6, 3),
+            job(6, 50, -1, -1),
+        ]
+        .into_iter()
+        .unzip();
+        let w = Workload::with_records(jobs, SwfHeader::default(), records);
         let mut p = Preceding::new(&w).unwrap();
         let mut out = Vec::new();
         p.initial(&mut out);

@@ -464,7 +464,7 @@ mod tests {
                 requested_time: Time::ZERO,
                 status: 1,
                 recorded_wait: Some(Time::ZERO),
-                swf: None,
+                line: None,
             })
             .collect();
         Workload::new(jobs, SwfHeader::default())

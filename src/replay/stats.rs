@@ -160,7 +160,7 @@ mod tests {
                 requested_time: Time::from_secs(run),
                 status: 1,
                 recorded_wait: Some(Time::from_secs(wait)),
-                swf: None,
+                line: None,
             })
             .collect();
         Workload::new(jobs, SwfHeader::default())

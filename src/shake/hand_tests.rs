@@ -33,7 +33,7 @@ fn job(id: i64, submit: i64, runtime: i64, requested: i64, size: u32) -> Job {
         requested_time: Time::from_secs(requested),
         status: 1,
         recorded_wait: None,
-        swf: None,
+        line: None,
     }
 }
 

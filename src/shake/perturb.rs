@@ -354,10 +354,10 @@ pub fn shake_with(
                 ..jobs[i as usize].clone()
             })
             .collect();
-        Workload::from_sorted(sorted, workload.header.clone())
+        workload.derive_sorted(sorted)
     } else {
         // Submit times are unchanged: the order is the original's.
-        Workload::from_sorted(out, workload.header.clone())
+        workload.derive_sorted(out)
     };
     (shaken, report)
 }

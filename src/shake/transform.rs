@@ -147,7 +147,7 @@ pub fn transform<'a>(
             j.requested_time = Time::from_secs(r);
         }
     }
-    let mut w = Workload::new(jobs, workload.header.clone());
+    let mut w = workload.derive(jobs);
     if let Some(scale) = t.arrivals {
         let c = match scale {
             ArrivalScale::Factor(c) => c,
@@ -160,22 +160,22 @@ pub fn transform<'a>(
             }
         };
         let t0 = w.jobs().first().map_or(Time::ZERO, |j| j.submit);
-        let (mut jobs, header) = w.into_parts();
+        let (mut jobs, rest) = w.take_jobs();
         for j in &mut jobs {
             let offset = (j.submit - t0).millis() as f64 * c;
             j.submit = t0 + Time::from_millis(offset.round() as i64);
         }
-        w = Workload::new(jobs, header);
+        w = rest.derive(jobs);
     }
     if let Some(f) = t.badness {
         let mut draws = Stream::new(derive("badness", &seed.to_le_bytes()));
-        let (mut jobs, header) = w.into_parts();
+        let (mut jobs, rest) = w.take_jobs();
         for j in &mut jobs {
             let u = unit_of(draws.next_u64());
             let r = j.runtime.millis() as f64;
             j.requested_time = Time::from_millis((r * (1.0 + f * u)).round() as i64);
         }
-        w = Workload::new(jobs, header);
+        w = rest.derive(jobs);
     }
     Ok(Cow::Owned(w))
 }

@@ -132,7 +132,7 @@ mod tests {
             requested_time: s(400),
             status: 1,
             recorded_wait: None,
-            swf: None,
+            line: None,
         };
         let w = Workload::new(vec![job], SwfHeader::default());
         let estimate = |speed: f64, scaling| {

@@ -253,7 +253,7 @@ pub struct CleaningReport {
 
 impl CleaningPolicy {
     /// Applies the policy to every record of `trace`.
-    pub fn apply(&self, trace: &SwfTrace) -> (Workload, CleaningReport) {
+    pub fn apply(&self, trace: SwfTrace) -> (Workload, CleaningReport) {
         let mut report = CleaningReport {
             records: trace.records.len(),
             ..CleaningReport::default()
@@ -265,21 +265,22 @@ impl CleaningPolicy {
             trace
                 .records
                 .iter()
-                .filter_map(|r| self.clean(r, &mut report)),
+                .enumerate()
+                .filter_map(|(line, r)| self.clean(line, r, &mut report)),
         );
-        let mut header = trace.header.clone();
+        let mut header = trace.header;
         if let Some(start) = self.unix_start {
             header.set("UnixStartTime", &start.to_string());
         }
         if let Some(zone) = &self.timezone {
             header.set("TimeZoneString", zone);
         }
-        let workload = Workload::new(jobs, header);
+        let workload = Workload::with_records(jobs, header, trace.records);
         report.kept = workload.len();
         (workload, report)
     }
 
-    fn clean(&self, r: &SwfRecord, report: &mut CleaningReport) -> Option<Job> {
+    fn clean(&self, line: usize, r: &SwfRecord, report: &mut CleaningReport) -> Option<Job> {
         if let StatusFilter::Only(keep) = &self.status
             && !keep.contains(&r.status)
         {
@@ -365,7 +366,7 @@ impl CleaningPolicy {
             requested_time: requested,
             status: r.status,
             recorded_wait,
-            swf: Some(*r),
+            line: Some(line as u32),
         })
     }
 }
@@ -403,7 +404,7 @@ mod tests {
             rec(3, -1, -1, 10, 20, 1),
             rec(4, 0, 0, 10, 20, 1),
         ]);
-        let (w, r) = CleaningPolicy::default().apply(&t);
+        let (w, r) = CleaningPolicy::default().apply(t.clone());
         let sizes: Vec<_> = w.jobs().iter().map(|j| (j.id, j.size)).collect();
         assert_eq!(sizes, [(2, 8), (1, 4)], "sorted by submit, fallback used");
         assert_eq!((r.dropped_size, r.size_from_fallback, r.kept), (2, 1, 2));
@@ -412,14 +413,14 @@ mod tests {
             size_source: SizeSource::Requested,
             ..CleaningPolicy::default()
         };
-        let (w, _) = requested.apply(&trace(vec![rec(1, 4, 6, 10, 20, 1)]));
+        let (w, _) = requested.apply(trace(vec![rec(1, 4, 6, 10, 20, 1)]));
         assert_eq!(w.jobs()[0].size, 6);
     }
 
     #[test]
     fn runtime_and_requested_time_policies() {
         let t = trace(vec![rec(1, 1, 1, -1, 20, 1), rec(2, 1, 1, 30, -1, 1)]);
-        let (w, r) = CleaningPolicy::default().apply(&t);
+        let (w, r) = CleaningPolicy::default().apply(t.clone());
         assert_eq!(w.jobs()[1].runtime, Time::ZERO);
         assert_eq!(w.jobs()[0].requested_time, Time::from_secs(30));
         assert_eq!((r.runtime_zeroed, r.requested_time_from_runtime), (1, 1));
@@ -429,7 +430,7 @@ mod tests {
             requested_time: RequestedTimePolicy::Drop,
             ..CleaningPolicy::default()
         };
-        let (w, r) = strict.apply(&t);
+        let (w, r) = strict.apply(t.clone());
         assert!(w.is_empty());
         assert_eq!((r.dropped_runtime, r.dropped_requested_time), (1, 1));
     }
@@ -444,7 +445,7 @@ mod tests {
 
     /// Requested (run, requested) pairs after cleaning, in job-id order.
     fn requested(policy: &CleaningPolicy, records: Vec<SwfRecord>) -> Vec<(i64, i64)> {
-        let (w, _) = policy.apply(&trace(records));
+        let (w, _) = policy.apply(trace(records));
         let mut v: Vec<_> = w
             .jobs()
             .iter()
@@ -486,7 +487,7 @@ mod tests {
             requested(&batsim(1.0001), vec![rec(1, 1, 1, 7, 5, 1)]),
             [(7, 1)]
         );
-        let (_, report) = batsim(2.0).apply(&trace(jobs()));
+        let (_, report) = batsim(2.0).apply(trace(jobs()));
         assert_eq!(report.requested_time_raised, 1);
         assert_eq!(report.runtime_over_requested, 0);
     }
@@ -560,7 +561,7 @@ mod tests {
         let mut unknown = rec(1, 1, 1, 5, 5, 1);
         unknown.wait = -1;
         let t = trace(vec![unknown, rec(2, 1, 1, 5, 5, 1)]);
-        let (w, r) = CleaningPolicy::default().apply(&t);
+        let (w, r) = CleaningPolicy::default().apply(t.clone());
         let waits: Vec<_> = w.jobs().iter().map(|j| (j.id, j.recorded_wait)).collect();
         assert_eq!(waits, [(2, Some(Time::ZERO)), (1, None)]);
         assert_eq!(r.wait_unknown, 1);
@@ -571,7 +572,7 @@ mod tests {
                 wait: policy,
                 ..CleaningPolicy::default()
             }
-            .apply(&t);
+            .apply(t.clone());
             assert!(w.jobs().iter().all(|j| j.recorded_wait == Some(Time::ZERO)));
             assert_eq!(
                 (w.len(), r.wait_zeroed, r.dropped_wait),
@@ -587,7 +588,7 @@ mod tests {
             status: StatusFilter::Only(vec![1]),
             ..CleaningPolicy::default()
         };
-        let (w, r) = only.apply(&t);
+        let (w, r) = only.apply(t.clone());
         assert_eq!(w.jobs().len(), 1);
         assert_eq!(r.dropped_status, 1);
     }

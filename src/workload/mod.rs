@@ -70,6 +70,16 @@ impl WorkloadSource {
 
 use crate::swf::{SwfHeader, SwfRecord};
 use crate::time::Time;
+use std::sync::Arc;
+
+/// Jobs sorted by (submit, id).
+fn sorted(mut jobs: Vec<Job>) -> Vec<Job> {
+    // Traces usually are in order already: the check spares the sort's buffer.
+    if !jobs.is_sorted_by_key(|j| (j.submit, j.id)) {
+        jobs.sort_by_key(|j| (j.submit, j.id));
+    }
+    jobs
+}
 
 /// One job as the simulator sees it, with the SWF line it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,45 +98,92 @@ pub struct Job {
     pub status: i64,
     /// Recorded wait time, `None` where the trace has none (−1).
     pub recorded_wait: Option<Time>,
-    /// The SWF line it came from, every other field kept (`None` for a job that has
-    /// none, e.g. a generated one).
-    pub swf: Option<SwfRecord>,
+    /// Where the SWF line it came from is in its workload's records
+    /// ([`Workload::record`]; `None` for a job that has none, e.g. a generated one).
+    pub line: Option<u32>,
 }
 
-/// Jobs sorted by (submit time, job id), with the header of the trace they came from.
+/// Jobs sorted by (submit time, job id), with the header and the SWF records of the
+/// trace they came from.
+///
+/// The records are kept once, shared by every workload derived from the trace: the
+/// transforms and the shakings of a campaign copy jobs (80 bytes each), not records
+/// (144 bytes each).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Workload {
     jobs: Vec<Job>,
     pub header: SwfHeader,
+    records: Arc<Vec<SwfRecord>>,
 }
 
 impl Workload {
     /// Sorts the jobs by (submit, id); the resulting order is the workload's identity.
-    pub fn new(mut jobs: Vec<Job>, header: SwfHeader) -> Workload {
-        // Traces usually are in order already: the check spares the sort's buffer.
-        if !jobs.is_sorted_by_key(|j| (j.submit, j.id)) {
-            jobs.sort_by_key(|j| (j.submit, j.id));
-        }
-        Workload { jobs, header }
-    }
-
-    /// A workload from jobs already sorted by (submit, id), without sorting again.
     ///
     /// # Panics
     ///
-    /// In debug builds, if the jobs are not sorted.
-    pub fn from_sorted(jobs: Vec<Job>, header: SwfHeader) -> Workload {
+    /// If a job names an SWF line (there are no records to name; a workload of jobs
+    /// taken from another is made by [`Workload::derive`]).
+    pub fn new(jobs: Vec<Job>, header: SwfHeader) -> Workload {
+        Workload::with_records(jobs, header, Vec::new())
+    }
+
+    /// [`Workload::new`] for jobs whose `line` indexes `records`.
+    ///
+    /// # Panics
+    ///
+    /// If a job's line is not in `records`.
+    pub fn with_records(jobs: Vec<Job>, header: SwfHeader, records: Vec<SwfRecord>) -> Workload {
+        assert!(
+            jobs.iter()
+                .all(|j| j.line.is_none_or(|l| (l as usize) < records.len())),
+            "a job's SWF line is not among the records"
+        );
+        Workload {
+            jobs: sorted(jobs),
+            header,
+            records: Arc::new(records),
+        }
+    }
+
+    /// A workload of other jobs with this one's header and records (the jobs' lines
+    /// index this workload's records): sorts them by (submit, id).
+    pub fn derive(&self, jobs: Vec<Job>) -> Workload {
+        self.derive_sorted(sorted(jobs))
+    }
+
+    /// [`Workload::derive`] for jobs already sorted by (submit, id).
+    ///
+    /// # Panics
+    ///
+    /// In debug builds, if the jobs are not sorted or a line is not in the records.
+    pub fn derive_sorted(&self, jobs: Vec<Job>) -> Workload {
         debug_assert!(
             jobs.windows(2)
                 .all(|w| (w[0].submit, w[0].id) <= (w[1].submit, w[1].id)),
             "jobs not sorted by (submit, id)"
         );
-        Workload { jobs, header }
+        debug_assert!(
+            jobs.iter()
+                .all(|j| j.line.is_none_or(|l| (l as usize) < self.records.len())),
+            "a job's SWF line is not among the records"
+        );
+        Workload {
+            jobs,
+            header: self.header.clone(),
+            records: Arc::clone(&self.records),
+        }
     }
 
-    /// The jobs (sorted) and the header, taken apart.
-    pub fn into_parts(self) -> (Vec<Job>, SwfHeader) {
-        (self.jobs, self.header)
+    /// The SWF record `job` came from (`None` for a job without one). `job` must be
+    /// one of this workload's or of one derived from the same trace.
+    pub fn record(&self, job: &Job) -> Option<&SwfRecord> {
+        job.line.map(|l| &self.records[l as usize])
+    }
+
+    /// The jobs (sorted), taken out: what is left is an empty workload with the header
+    /// and records, from which [`Workload::derive`] makes one of them again.
+    pub fn take_jobs(mut self) -> (Vec<Job>, Workload) {
+        (std::mem::take(&mut self.jobs), self)
     }
 
     pub fn jobs(&self) -> &[Job] {
@@ -154,5 +211,54 @@ impl Workload {
     pub fn recorded_platform_size(&self) -> Option<u32> {
         let n = self.header.max_procs().or(self.header.max_nodes())?;
         u32::try_from(n).ok().filter(|&n| n > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Campaigns copy jobs for every transform and shaking: the SWF record stays out.
+    #[test]
+    fn a_job_is_80_bytes() {
+        assert_eq!(std::mem::size_of::<Job>(), 80);
+    }
+
+    #[test]
+    fn derived_workloads_share_the_records() {
+        let job = |id: i64, line| Job {
+            id,
+            user: 1,
+            submit: Time::from_secs(10 - id),
+            runtime: Time::from_secs(1),
+            size: 1,
+            requested_time: Time::from_secs(1),
+            status: 1,
+            recorded_wait: None,
+            line,
+        };
+        let records = vec![
+            SwfRecord {
+                job: 1,
+                ..SwfRecord::MISSING
+            },
+            SwfRecord {
+                job: 2,
+                ..SwfRecord::MISSING
+            },
+        ];
+        let w = Workload::with_records(
+            vec![job(1, Some(0)), job(2, Some(1))],
+            SwfHeader::default(),
+            records,
+        );
+        // Sorted by submit: job 2 (at 8 s) first.
+        assert_eq!(w.jobs()[0].id, 2);
+        assert_eq!(w.record(&w.jobs()[0]).map(|r| r.job), Some(2));
+        let (jobs, rest) = w.clone().take_jobs();
+        assert!(rest.is_empty());
+        let d = rest.derive(jobs.into_iter().rev().collect());
+        assert_eq!(d, w);
+        assert_eq!(d.record(&job(3, None)), None);
     }
 }

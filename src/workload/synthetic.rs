@@ -176,7 +176,7 @@ impl SourceSetup for SyntheticSource {
         let trace = self.generate().map_err(LoadError::Model)?;
         // The same cleaning as a trace source's default, so the SWF file written from
         // this workload loads as the same jobs.
-        let (workload, _) = CleaningPolicy::default().apply(&trace);
+        let (workload, _) = CleaningPolicy::default().apply(trace);
         Ok(LoadedWorkload {
             workload,
             ..self.identified()

@@ -144,7 +144,8 @@ impl SourceSetup for TraceSource {
         if trace.records.is_empty() {
             return Err(LoadError::NoJobs(path));
         }
-        let (workload, report) = self.cleaning.apply(&trace);
+        let (records, skipped_lines) = (trace.records.len(), trace.skipped_lines);
+        let (workload, report) = self.cleaning.apply(trace);
         Ok(LoadedWorkload {
             recorded_nodes: workload.recorded_platform_size(),
             workload,
@@ -154,8 +155,8 @@ impl SourceSetup for TraceSource {
             },
             origin: Origin::Trace {
                 path,
-                records: trace.records.len(),
-                skipped_lines: trace.skipped_lines,
+                records,
+                skipped_lines,
                 cleaning: report,
             },
         })

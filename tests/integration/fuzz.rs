@@ -228,7 +228,7 @@ proptest! {
         // Strict reading agrees with lenient reading when nothing was skipped.
         let strict = parse_bytes(text.as_bytes(), path, ParseOptions::default());
         prop_assert_eq!(strict.is_ok(), trace.skipped_lines == 0);
-        let (workload, _) = CleaningPolicy::default().apply(&trace);
+        let (workload, _) = CleaningPolicy::default().apply(trace);
         let nodes = if nodes == 0 {
             match workload.recorded_platform_size() {
                 Some(n) => n,
@@ -326,7 +326,7 @@ fn unmutated_fixtures_simulate_under_every_setting() {
     for text in seeds() {
         let trace = parse_bytes(text.as_bytes(), Path::new("f.swf"), ParseOptions::default())
             .unwrap_or_else(|e| panic!("{e}"));
-        let (workload, _) = CleaningPolicy::default().apply(&trace);
+        let (workload, _) = CleaningPolicy::default().apply(trace);
         let Some(nodes) = workload.recorded_platform_size() else {
             continue;
         };

@@ -114,12 +114,12 @@ fn platform_and_jobs() -> impl Strategy<Value = (u32, Vec<JobSpec>)> {
 
 /// Job ids are the generation order (1, 2, …), so id order and submit order differ.
 fn workload(specs: &[JobSpec]) -> Workload {
-    let jobs = specs
+    let (jobs, records) = specs
         .iter()
         .enumerate()
         .map(|(i, s)| {
             let id = i as i64 + 1;
-            Job {
+            let job = Job {
                 id,
                 user: s.user,
                 submit: Time::from_secs(s.submit),
@@ -129,21 +129,23 @@ fn workload(specs: &[JobSpec]) -> Workload {
                 status: 1,
                 // Some recorded wait (for the `recorded` scheduler), varied by job.
                 recorded_wait: Some(Time::from_secs((s.submit * 7 + id * 13) % 1_000)),
-                swf: Some(SwfRecord {
-                    job: id,
-                    submit: s.submit,
-                    run: s.runtime,
-                    alloc_procs: i64::from(s.size),
-                    req_procs: i64::from(s.size),
-                    req_time: s.requested,
-                    status: 1,
-                    user: s.user,
-                    ..SwfRecord::MISSING
-                }),
-            }
+                line: Some(i as u32),
+            };
+            let record = SwfRecord {
+                job: id,
+                submit: s.submit,
+                run: s.runtime,
+                alloc_procs: i64::from(s.size),
+                req_procs: i64::from(s.size),
+                req_time: s.requested,
+                status: 1,
+                user: s.user,
+                ..SwfRecord::MISSING
+            };
+            (job, record)
         })
-        .collect();
-    Workload::new(jobs, SwfHeader::default())
+        .unzip();
+    Workload::with_records(jobs, SwfHeader::default(), records)
 }
 
 fn simulate(

@@ -283,7 +283,7 @@ fn library_reduced(graph: &SessionGraph, user: usize) -> Vec<(usize, usize, Time
 
 fn real(name: &str) -> (Workload, u32) {
     let trace = read_path(&trace_path(name), ParseOptions::default()).expect("trace parses");
-    let (workload, _) = CleaningPolicy::default().apply(&trace);
+    let (workload, _) = CleaningPolicy::default().apply(trace);
     let nodes = workload.recorded_platform_size().expect("platform size");
     (workload, nodes)
 }
@@ -395,7 +395,7 @@ fn workload(specs: &[Spec]) -> Workload {
             requested_time: Time::from_secs(run + 10),
             status: 1,
             recorded_wait: Some(Time::from_secs(wait)),
-            swf: None,
+            line: None,
         })
         .collect();
     Workload::new(jobs, SwfHeader::default())

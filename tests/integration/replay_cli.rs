@@ -84,8 +84,12 @@ fn has_size(r: &SwfRecord) -> bool {
 /// The jobs kept by the library's default cleaning, as their SWF lines.
 fn cleaned(name: &str) -> Vec<SwfRecord> {
     let trace = read_path(&trace_path(name), ParseOptions::default()).unwrap();
-    let (workload, _) = CleaningPolicy::default().apply(&trace);
-    workload.jobs().iter().filter_map(|j| j.swf).collect()
+    let (workload, _) = CleaningPolicy::default().apply(trace);
+    workload
+        .jobs()
+        .iter()
+        .filter_map(|j| workload.record(j).copied())
+        .collect()
 }
 
 /// Recorded finish, whole seconds (the trace must know the wait).

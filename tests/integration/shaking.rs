@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 fn load(name: &str) -> Workload {
     let trace = read_path(&trace_path(name), ParseOptions::default()).unwrap();
-    CleaningPolicy::default().apply(&trace).0
+    CleaningPolicy::default().apply(trace).0
 }
 
 const SDSC: &str = "SDSC-SP2-1998-4.2-cln";
@@ -246,7 +246,7 @@ fn load_scaling_reaches_the_target() {
             ParseOptions::default(),
         )
         .unwrap();
-        CleaningPolicy::default().apply(&trace).0
+        CleaningPolicy::default().apply(trace).0
     };
     let small = jobs([0, 4, 10]);
     assert_eq!(offered_load(&small, 4), Some(1.0));

@@ -820,7 +820,7 @@ fn workload(specs: &[Spec], header: SwfHeader) -> Workload {
             requested_time: Time::from_secs((s.run + s.extra).max(0)),
             status: 1,
             recorded_wait: Some(Time::from_secs(s.wait)),
-            swf: None,
+            line: None,
         })
         .collect();
     Workload::new(jobs, header)

@@ -216,7 +216,7 @@ fn adjusted_and_fluid_replay_the_recorded_schedule_exactly_on_every_trace() {
                 .jobs()
                 .iter()
                 .zip(&result.output.records)
-                .filter(|(j, r)| r.submit.millis() != j.swf.as_ref().unwrap().submit * 1000)
+                .filter(|(j, r)| r.submit.millis() != w.record(j).unwrap().submit * 1000)
                 .count();
             assert_eq!(moved, 0, "{name} {model}: jobs not at their recorded time");
         }
