@@ -160,13 +160,9 @@ struct State<'a> {
     next_initial: usize,
     log: EventLog,
     phase: Vec<Phase>,
-    submit: Vec<Time>,
-    /// Rank of arrival in the queue (see [`JobRecord::arrival`]).
-    arrival: Vec<u64>,
+    /// Each job's record, filled in as it goes (the output, without promises).
+    records: Vec<JobRecord>,
     arrivals: u64,
-    start: Vec<Option<Time>>,
-    finish: Vec<Option<Time>>,
-    state: Vec<JobState>,
     /// The earliest wake-up in the heap, if any (to avoid pushing duplicates).
     pending_wakeup: Option<Time>,
 }
@@ -183,12 +179,22 @@ impl<'a> State<'a> {
             next_initial: 0,
             log: EventLog::with_jobs(n),
             phase: vec![Phase::Unsubmitted; n],
-            submit: vec![Time::ZERO; n],
-            arrival: vec![0; n],
+            records: jobs
+                .iter()
+                .map(|j| JobRecord {
+                    id: j.id,
+                    submit: Time::ZERO,
+                    arrival: 0,
+                    start: None,
+                    finish: None,
+                    size: j.size,
+                    runtime: j.runtime,
+                    requested: j.estimate,
+                    state: JobState::Completed,
+                    promised_start: None,
+                })
+                .collect(),
             arrivals: 0,
-            start: vec![None; n],
-            finish: vec![None; n],
-            state: vec![JobState::Completed; n],
             pending_wakeup: None,
         }
     }
@@ -259,7 +265,7 @@ impl<'a> State<'a> {
                 });
             }
             self.phase[i] = Phase::Submitted;
-            self.submit[i] = at;
+            self.records[i].submit = at;
             self.heap.push(Reverse((at, SUBMISSION, job.id, idx)));
         }
         Ok(())
@@ -287,10 +293,10 @@ impl<'a> State<'a> {
         self.busy += u64::from(job.size);
         self.phase[i] = Phase::Running;
         let end = now + job.execution_time();
-        self.start[i] = Some(now);
-        self.finish[i] = Some(end);
+        self.records[i].start = Some(now);
+        self.records[i].finish = Some(end);
         if job.is_killed() {
-            self.state[i] = JobState::Killed;
+            self.records[i].state = JobState::Killed;
         }
         self.heap.push(Reverse((end, COMPLETION, job.id, idx)));
         self.log.push(now, idx, job.size, Happening::Started);
@@ -376,16 +382,16 @@ where
                     sim.busy -= u64::from(jobs[i].size);
                     sim.phase[i] = Phase::Done;
                     scheduler.ended(idx, &sim.context(now));
-                    submitter.ended(idx, now, sim.state[i], &mut new_submissions);
+                    submitter.ended(idx, now, sim.records[i].state, &mut new_submissions);
                 }
                 SUBMISSION => {
-                    sim.arrival[i] = sim.arrivals;
+                    sim.records[i].arrival = sim.arrivals;
                     sim.arrivals += 1;
                     submitter.submitted(idx, now, &mut new_submissions);
                     if jobs[i].size > total_nodes {
                         sim.log.push(now, idx, jobs[i].size, Happening::Rejected);
                         sim.phase[i] = Phase::Done;
-                        sim.state[i] = JobState::Rejected;
+                        sim.records[i].state = JobState::Rejected;
                         submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
                     } else {
                         sim.log.push(now, idx, jobs[i].size, Happening::Submitted);
@@ -421,20 +427,10 @@ where
     if let Some((count, first_id)) = sim.count(Phase::Unsubmitted) {
         return Err(SimError::NeverSubmitted { count, first_id });
     }
-    let records = (0..jobs.len())
-        .map(|i| JobRecord {
-            id: jobs[i].id,
-            submit: sim.submit[i],
-            arrival: sim.arrival[i],
-            start: sim.start[i],
-            finish: sim.finish[i],
-            size: jobs[i].size,
-            runtime: jobs[i].runtime,
-            requested: jobs[i].estimate,
-            state: sim.state[i],
-            promised_start: scheduler.promised_start(i as JobIdx),
-        })
-        .collect();
+    let mut records = sim.records;
+    for (i, r) in records.iter_mut().enumerate() {
+        r.promised_start = scheduler.promised_start(i as JobIdx);
+    }
     Ok(SimOutput {
         records,
         events: sim.log,
