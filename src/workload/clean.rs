@@ -404,7 +404,7 @@ mod tests {
             rec(3, -1, -1, 10, 20, 1),
             rec(4, 0, 0, 10, 20, 1),
         ]);
-        let (w, r) = CleaningPolicy::default().apply(t.clone());
+        let (w, r) = CleaningPolicy::default().apply(t);
         let sizes: Vec<_> = w.jobs().iter().map(|j| (j.id, j.size)).collect();
         assert_eq!(sizes, [(2, 8), (1, 4)], "sorted by submit, fallback used");
         assert_eq!((r.dropped_size, r.size_from_fallback, r.kept), (2, 1, 2));
@@ -430,7 +430,7 @@ mod tests {
             requested_time: RequestedTimePolicy::Drop,
             ..CleaningPolicy::default()
         };
-        let (w, r) = strict.apply(t.clone());
+        let (w, r) = strict.apply(t);
         assert!(w.is_empty());
         assert_eq!((r.dropped_runtime, r.dropped_requested_time), (1, 1));
     }
@@ -588,7 +588,7 @@ mod tests {
             status: StatusFilter::Only(vec![1]),
             ..CleaningPolicy::default()
         };
-        let (w, r) = only.apply(t.clone());
+        let (w, r) = only.apply(t);
         assert_eq!(w.jobs().len(), 1);
         assert_eq!(r.dropped_status, 1);
     }

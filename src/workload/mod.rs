@@ -72,13 +72,24 @@ use crate::swf::{SwfHeader, SwfRecord};
 use crate::time::Time;
 use std::sync::Arc;
 
-/// Jobs sorted by (submit, id).
+/// A workload's order: by submit time, then job id.
+fn order(j: &Job) -> (Time, i64) {
+    (j.submit, j.id)
+}
+
+/// Jobs sorted by [`order`].
 fn sorted(mut jobs: Vec<Job>) -> Vec<Job> {
     // Traces usually are in order already: the check spares the sort's buffer.
-    if !jobs.is_sorted_by_key(|j| (j.submit, j.id)) {
-        jobs.sort_by_key(|j| (j.submit, j.id));
+    if !jobs.is_sorted_by_key(order) {
+        jobs.sort_by_key(order);
     }
     jobs
+}
+
+/// Whether every job's SWF line is one of `records` lines.
+fn lines_within(jobs: &[Job], records: usize) -> bool {
+    jobs.iter()
+        .all(|j| j.line.is_none_or(|l| (l as usize) < records))
 }
 
 /// One job as the simulator sees it, with the SWF line it came from.
@@ -134,8 +145,7 @@ impl Workload {
     /// If a job's line is not in `records`.
     pub fn with_records(jobs: Vec<Job>, header: SwfHeader, records: Vec<SwfRecord>) -> Workload {
         assert!(
-            jobs.iter()
-                .all(|j| j.line.is_none_or(|l| (l as usize) < records.len())),
+            lines_within(&jobs, records.len()),
             "a job's SWF line is not among the records"
         );
         Workload {
@@ -158,13 +168,11 @@ impl Workload {
     /// In debug builds, if the jobs are not sorted or a line is not in the records.
     pub fn derive_sorted(&self, jobs: Vec<Job>) -> Workload {
         debug_assert!(
-            jobs.windows(2)
-                .all(|w| (w[0].submit, w[0].id) <= (w[1].submit, w[1].id)),
+            jobs.is_sorted_by_key(order),
             "jobs not sorted by (submit, id)"
         );
         debug_assert!(
-            jobs.iter()
-                .all(|j| j.line.is_none_or(|l| (l as usize) < self.records.len())),
+            lines_within(&jobs, self.records.len()),
             "a job's SWF line is not among the records"
         );
         Workload {
@@ -259,6 +267,10 @@ mod tests {
         assert!(rest.is_empty());
         let d = rest.derive(jobs.into_iter().rev().collect());
         assert_eq!(d, w);
+        assert!(
+            Arc::ptr_eq(&d.records, &w.records),
+            "the records are not copied"
+        );
         assert_eq!(d.record(&job(3, None)), None);
     }
 }

@@ -144,7 +144,7 @@ impl SourceSetup for TraceSource {
         if trace.records.is_empty() {
             return Err(LoadError::NoJobs(path));
         }
-        let (records, skipped_lines) = (trace.records.len(), trace.skipped_lines);
+        let skipped_lines = trace.skipped_lines;
         let (workload, report) = self.cleaning.apply(trace);
         Ok(LoadedWorkload {
             recorded_nodes: workload.recorded_platform_size(),
@@ -155,7 +155,7 @@ impl SourceSetup for TraceSource {
             },
             origin: Origin::Trace {
                 path,
-                records,
+                records: report.records,
                 skipped_lines,
                 cleaning: report,
             },
