@@ -108,6 +108,11 @@ impl Calendar {
             from: 0,
             until: 0,
             offset: 0,
+            day_from: 0,
+            day_until: 0,
+            day_start_s: 0,
+            week_hour: 0,
+            day: 0,
         }
     }
 
@@ -133,6 +138,14 @@ pub struct LocalClock<'a> {
     from: i64,
     until: i64,
     offset: i64,
+    /// The local day of the last lookup, `day`, holds for Unix milliseconds in
+    /// `day_from..day_until`; it started at Unix second `day_start_s`, on the local
+    /// hour of the week `week_hour`.
+    day_from: i64,
+    day_until: i64,
+    day_start_s: i64,
+    week_hour: i64,
+    day: i64,
 }
 
 impl LocalClock<'_> {
@@ -157,13 +170,36 @@ impl LocalClock<'_> {
         self.hour_and_day(t).0
     }
 
-    /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup.
+    /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup; times
+    /// within the local day of the last lookup (and its UTC offset) need none.
+    #[inline]
     pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
+        let ms = self.calendar.unix_start_ms.saturating_add(t.millis());
+        if (self.day_from..self.day_until).contains(&ms) {
+            let hour = (ms.div_euclid(1000) - self.day_start_s) / 3_600;
+            return ((self.week_hour + hour) as u8, self.day);
+        }
+        self.look_up_day(t, ms)
+    }
+
+    /// [`LocalClock::hour_and_day`] of `t` (at Unix milliseconds `ms`) looked up, and
+    /// its local day kept for the next lookups.
+    #[cold]
+    fn look_up_day(&mut self, t: Time, ms: i64) -> (u8, i64) {
         let s = self.local_seconds(t);
         let day = s.div_euclid(86_400);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
-        let weekday = (day + 3).rem_euclid(7);
-        ((weekday * 24 + s.rem_euclid(86_400) / 3_600) as u8, day)
+        let week_hour = (day + 3).rem_euclid(7) * 24;
+        // Local seconds are ⌊ms / 1000⌋ + offset while the offset holds, so the local
+        // day starting at `d` lasts for Unix ms in [(d − offset)·1000, +86 400 000).
+        // (A time clamped to the zone's range is not kept.)
+        if Timestamp::from_millisecond(ms).is_ok() {
+            let start_s = day * 86_400 - self.offset;
+            self.day_from = (start_s * 1000).max(self.from);
+            self.day_until = (start_s * 1000 + 86_400_000).min(self.until);
+            (self.day_start_s, self.week_hour, self.day) = (start_s, week_hour, day);
+        }
+        ((week_hour + s.rem_euclid(86_400) / 3_600) as u8, day)
     }
 
     /// See [`Calendar::day`].
@@ -176,21 +212,37 @@ impl LocalClock<'_> {
 mod tests {
     use super::*;
 
-    /// The offset-reusing clock agrees with jiff's own local date-time, every 7 minutes
-    /// across the spring and autumn changes of 2024 in Paris, forwards and backwards.
+    /// The offset- and hour-reusing clock agrees with jiff's own local date-time, every
+    /// 59 s and 1 ms across the spring and autumn changes of 2024 in Paris, and of
+    /// Lord Howe Island (UTC+10:30, +11 in summer: a change of half an hour), and of
+    /// 2010 in St. John's (changes at 0:01, within a local hour), forwards and
+    /// backwards.
     #[test]
     fn clock_agrees_with_the_zone_across_daylight_saving_changes() {
-        // 2024-03-30 0:00 UTC and 2024-10-26 0:00 UTC.
-        for start in [1_711_756_800, 1_729_900_800] {
-            let cal = Calendar::new(start, "Europe/Paris").unwrap();
-            let times: Vec<Time> = (0..3 * 24 * 60 / 7)
-                .map(|k| Time::from_secs(k * 420))
+        // 2024-03-30, 2024-10-26, 2024-04-06, 2024-10-05, 2010-03-13 and 2010-11-06
+        // 0:00 UTC.
+        for (start, zone) in [
+            (1_711_756_800, "Europe/Paris"),
+            (1_729_900_800, "Europe/Paris"),
+            (1_712_361_600, "Australia/Lord_Howe"),
+            (1_728_086_400, "Australia/Lord_Howe"),
+            (1_268_438_400, "America/St_Johns"),
+            (1_289_001_600, "America/St_Johns"),
+        ] {
+            let cal = Calendar::new(start, zone).unwrap();
+            let times: Vec<Time> = (0..3 * 24 * 60)
+                .map(|k| Time::from_millis(k * 59_001))
                 .collect();
             let mut clock = cal.clock();
             for &t in times.iter().chain(times.iter().rev()) {
                 let dt = cal.local(t);
                 let want = dt.weekday().to_monday_zero_offset() as u8 * 24 + dt.hour() as u8;
-                assert_eq!(clock.hour_of_week(t), want, "{dt}");
+                let day = dt
+                    .date()
+                    .since(jiff::civil::date(1970, 1, 1))
+                    .unwrap()
+                    .get_days();
+                assert_eq!(clock.hour_and_day(t), (want, i64::from(day)), "{zone} {dt}");
             }
         }
     }
