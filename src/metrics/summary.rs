@@ -9,7 +9,7 @@
 use super::users::UserSlots;
 use crate::metrics::{BSLD_TAU, UserLateness};
 use crate::quantile::quantile_sorted;
-use crate::sim::{Event, EventLog, Happening, JobRecord};
+use crate::sim::{Event, EventLog, Happening, JobIdx, JobRecord};
 use crate::time::Time;
 use crate::workload::Calendar;
 use serde::{Deserialize, Serialize};
@@ -101,45 +101,56 @@ impl LogHistogram {
     }
 }
 
-/// Fills [`LogHistogram`]s: bin `i` holds `edge(i) ≤ x < edge(i + 1)`. The binary
-/// exponent `e` of `x` places it within five bins (8·log10 2^e = 2.41·e, and one bin of
-/// slack for the edges' rounding); four comparisons with the edges, without a branch,
-/// settle it: no logarithm per value, and no misprediction on values in random order
-/// (8 ns a value against 20 with a search loop, 25 with log10, on this machine).
+/// Fills [`LogHistogram`]s: bin `i` holds `edge(i) ≤ x < edge(i + 1)`. A binade
+/// `[2^e, 2^(e+1))` spans 8·log10 2 = 2.41 bins, so it meets at most four: a table gives
+/// the bin of `2^e`, and three comparisons with the next edges, without a branch, settle
+/// the value's bin. No logarithm per value and no misprediction on values in random
+/// order.
 struct LogBinner {
-    edges: Vec<f64>,
+    /// `edges[i]` = edge(i), then +∞ past the last bin.
+    edges: [f64; LogHistogram::LAST + 4],
+    /// By binary exponent (0 for 1 ≤ x < 2, …): the bin of 2^e.
+    base: [u8; 64],
     below: u64,
     counts: [u64; LogHistogram::LAST + 1],
 }
 
 impl LogBinner {
     fn new() -> LogBinner {
+        let mut edges = [f64::INFINITY; LogHistogram::LAST + 4];
+        for (i, e) in edges.iter_mut().enumerate().take(LogHistogram::LAST + 1) {
+            *e = LogHistogram::edge(i);
+        }
+        let mut base = [0u8; 64];
+        for (e, b) in base.iter_mut().enumerate() {
+            let x = 2f64.powi(e as i32);
+            *b = (edges.partition_point(|&edge| edge <= x) - 1) as u8;
+        }
         LogBinner {
-            edges: (0..=LogHistogram::LAST + 5)
-                .map(LogHistogram::edge)
-                .collect(),
+            edges,
+            base,
             below: 0,
             counts: [0; LogHistogram::LAST + 1],
         }
     }
 
+    #[inline]
     fn add(&mut self, x: f64) {
         if x.is_nan() {
             return;
         }
-        let y = x.clamp(0.5, 1e13);
-        let e = (((y.to_bits() >> 52) & 0x7ff) as i64 - 1023).max(0);
-        let base = ((e as f64 * 8.0 * std::f64::consts::LOG10_2) as usize)
-            .saturating_sub(1)
-            .min(LogHistogram::LAST);
-        let up = (1..=4)
-            .map(|k| usize::from(y >= self.edges[base + k]))
-            .sum::<usize>();
-        if y < 1.0 {
+        if x < 1.0 {
             self.below += 1;
-        } else {
-            self.counts[(base + up).min(LogHistogram::LAST)] += 1;
+            return;
         }
+        // Values from 2^63 on (and +∞) take the last bin, as every value from 10^12 does.
+        let y = x.min(9.2e18);
+        let e = (((y.to_bits() >> 52) & 0x7ff) - 1023) as usize;
+        let base = usize::from(self.base[e & 63]);
+        let up = (1..=3)
+            .map(|k| usize::from(y >= self.edges[(base + k).min(LogHistogram::LAST + 3)]))
+            .sum::<usize>();
+        self.counts[(base + up).min(LogHistogram::LAST)] += 1;
     }
 
     /// The histogram of the values added (trailing empty bins left out).
@@ -235,8 +246,8 @@ impl RunSummary {
                 bounded_slowdown.add(((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0));
             }
         }
-        let sweep = Sweep::of(events, nodes);
-        let (hour_of_week, activity) = by_submission(events, users, calendar);
+        let (sweep, submissions) = Sweep::of(events, users.len(), nodes);
+        let (hour_of_week, activity) = by_submission(&submissions, users, calendar);
         let users = UserSummary {
             count: activity.len() as u64,
             jobs: percentiles(activity.iter().map(|a| a.jobs as f64).collect()),
@@ -298,9 +309,14 @@ impl Sweep {
     /// One pass over the events in time order. Queue: +1 at a submission (not a
     /// rejection), −1 at a start, measured until the last start. Busy nodes: +size at
     /// a start, −size at an end, measured from the first event of a job that ran to the
-    /// last. At one instant the order of events does not change a time-weighted result.
-    fn of(events: &EventLog, nodes: u32) -> Sweep {
-        let events = events.events();
+    /// last. Each event opens an interval up to the next event's time: between two
+    /// events of one instant it lasts 0 ms and adds nothing, so the time-weighted
+    /// results are those of the state after each instant's events, whatever their
+    /// order, and the loop tests nothing at the end of an instant. The submissions
+    /// (rejections included) of the `jobs` jobs are also collected, in time order, for
+    /// [`by_submission`].
+    fn of(log: &EventLog, jobs: usize, nodes: u32) -> (Sweep, Vec<(Time, JobIdx)>) {
+        let events = log.events();
         let first = events.first().map_or(i64::MAX, |e| e.at.millis());
         let last = events.last().map_or(i64::MIN, |e| e.at.millis());
         let ran = |e: &&Event| e.what() != Happening::Rejected;
@@ -315,60 +331,60 @@ impl Sweep {
             .rev()
             .find(|e| e.what() == Happening::Started)
             .map_or(i64::MIN, |e| e.at.millis());
-        let mut timeline = TimelineAcc::new(first, last);
-        let mut queue_ms: Vec<i64> = Vec::new();
-        let mut busy_ms = [0i64; BUSY_BINS];
-        let (mut q, mut busy): (i64, i64) = (0, 0);
-        let nodes = i64::from(nodes.max(1));
-        let mut busy_bin = 0usize;
-        // Before each instant's events, the walker's bin is the instant's bin.
-        let mut walker = timeline.walker(first);
-        let mut i = 0;
-        while let Some(e) = events.get(i) {
-            let t = e.at.millis();
-            let before = busy;
-            while let Some(e) = events.get(i).filter(|e| e.at.millis() == t) {
-                // Each kind as increments (queue, busy nodes per node, submitted,
-                // ended), without a branch: the kinds come in no predictable order.
-                let (dq, dbusy, submitted, finished) = match e.what() {
-                    Happening::Submitted => (1, 0, 1, 0),
-                    Happening::Rejected => (0, 0, 1, 0),
-                    Happening::Started => (-1, 1, 0, 0),
-                    Happening::Ended => (0, -1, 0, 1),
-                };
-                q += dq;
-                busy += dbusy * i64::from(e.size);
-                timeline.submitted[walker.bin] += submitted;
-                timeline.finished[walker.bin] += finished;
-                i += 1;
-            }
-            if busy != before {
-                busy_bin =
-                    ((busy.max(0) * BUSY_BINS as i64) / nodes).min(BUSY_BINS as i64 - 1) as usize;
-            }
-            let Some(next) = events.get(i).map(|e| e.at.millis()) else {
-                break;
-            };
-            let dt = next - t;
-            if t >= span_start && next <= last_start {
-                let b = bin(q.max(0) as u64);
-                if queue_ms.len() <= b {
-                    queue_ms.resize(b + 1, 0);
-                }
-                queue_ms[b] += dt;
-            }
-            if t >= span_start && next <= span_end {
-                busy_ms[busy_bin] += dt;
-            }
-            // Outside the span nothing is queued or busy: it adds nothing but moves
-            // the walker.
-            walker.add(&mut timeline, t, next, q.max(0), busy.max(0));
+        // The intervals `[at_i, at_(i+1))` of events `i` in `from..queue_to` lie within
+        // [span_start, last_start], those in `from..busy_to` within [span_start,
+        // span_end]; the queue's range ends first.
+        let before = |limit: i64| events.partition_point(|e| e.at.millis() <= limit);
+        let from = events.partition_point(|e| e.at.millis() < span_start);
+        let queue_to = before(last_start).saturating_sub(1).max(from);
+        let busy_to = before(span_end).saturating_sub(1).max(queue_to);
+        let intervals = events.len().saturating_sub(1);
+        let mut walk = Walk {
+            timeline: TimelineAcc::new(first, last),
+            walker: BinWalker::default(),
+            busy_bin: BusyBins::new(nodes),
+            queue_ms: [0; 76],
+            busy_ms: [0; BUSY_BINS],
+            q: 0,
+            busy: 0,
+            submissions: vec![(Time::ZERO, 0); jobs + 1],
+            n: 0,
+        };
+        // Before each event, the walker's bin is that of the event's time.
+        walk.walker = walk.timeline.walker(first);
+        for i in 0..from.min(intervals) {
+            walk.step::<false, false>(events, i);
         }
-        Sweep {
-            queue: queue_ms
-                .into_iter()
+        for i in from..queue_to.min(intervals) {
+            walk.step::<true, true>(events, i);
+        }
+        for i in queue_to..busy_to.min(intervals) {
+            walk.step::<false, true>(events, i);
+        }
+        for i in busy_to..intervals {
+            walk.step::<false, false>(events, i);
+        }
+        if let Some(e) = events.last() {
+            walk.event(e);
+        }
+        let Walk {
+            mut timeline,
+            mut walker,
+            queue_ms,
+            busy_ms,
+            mut submissions,
+            n,
+            ..
+        } = walk;
+        walker.flush(&mut timeline);
+        submissions.truncate(n.min(jobs));
+        // A bin holds time exactly when some interval of positive length fell in it.
+        let queue_bins = queue_ms.iter().rposition(|&ms| ms > 0).map_or(0, |b| b + 1);
+        let sweep = Sweep {
+            queue: queue_ms[..queue_bins]
+                .iter()
                 .enumerate()
-                .map(|(b, ms)| {
+                .map(|(b, &ms)| {
                     let (lo, hi) = bin_range(b);
                     QueueBin {
                         lo,
@@ -379,21 +395,132 @@ impl Sweep {
                 .collect(),
             busy: busy_ms.iter().map(|&ms| ms as f64 / 1000.0).collect(),
             timeline: timeline.finish(),
-        }
+        };
+        (sweep, submissions)
     }
 }
 
-/// The bin of a [`TimelineAcc`] that the last interval ended in, and that bin's end:
-/// intervals in time order move it forward without a division.
+/// The state of a [`Sweep`] between events.
+struct Walk {
+    timeline: TimelineAcc,
+    walker: BinWalker,
+    busy_bin: BusyBins,
+    /// Queue bins: 0..=15, then 16 + k for 2^(k+4)..2^(k+5), 76 in all for an i64.
+    queue_ms: [i64; 76],
+    busy_ms: [i64; BUSY_BINS],
+    q: i64,
+    busy: i64,
+    /// Written at every event, kept (`n` moves on) at a submission: no branch.
+    submissions: Vec<(Time, JobIdx)>,
+    n: usize,
+}
+
+impl Walk {
+    /// Event `e` alone: the state after it, and its counts in the walker's bin.
+    #[inline(always)]
+    fn event(&mut self, e: &Event) {
+        // Each kind as increments (queue, busy nodes per node, submitted, ended),
+        // without a branch: the kinds come in no predictable order.
+        let (dq, dbusy, submitted, finished) = match e.what() {
+            Happening::Submitted => (1, 0, 1, 0),
+            Happening::Rejected => (0, 0, 1, 0),
+            Happening::Started => (-1, 1, 0, 0),
+            Happening::Ended => (0, -1, 0, 1),
+        };
+        if let Some(slot) = self.submissions.get_mut(self.n) {
+            *slot = (e.at, e.job());
+        }
+        self.n += submitted as usize;
+        self.q += dq;
+        self.busy += dbusy * i64::from(e.size);
+        self.walker.submitted += submitted;
+        self.walker.finished += finished;
+    }
+
+    /// Event `i` (not the last), then the interval to the next event, counted in the
+    /// queue-length and busy-node histograms as `QUEUE` and `BUSY` say.
+    #[inline(always)]
+    fn step<const QUEUE: bool, const BUSY: bool>(&mut self, events: &[Event], i: usize) {
+        self.event(&events[i]);
+        let (t, next) = (events[i].at.millis(), events[i + 1].at.millis());
+        let dt = next - t;
+        let (q, busy) = (self.q.max(0), self.busy.max(0));
+        if QUEUE {
+            self.queue_ms[bin(q as u64)] += dt;
+        }
+        if BUSY {
+            self.busy_ms[self.busy_bin.of(busy)] += dt;
+        }
+        // Outside the span nothing is queued or busy: it adds nothing but moves the
+        // walker.
+        self.walker.add(&mut self.timeline, t, next, q, busy);
+    }
+}
+
+/// The busy-node bin of a number of busy nodes, ⌊20·busy / nodes⌋ (at most 19), by a
+/// multiplication and shifts (Granlund & Montgomery): with k = 64 + s and
+/// `m` = ⌊2^k / nodes⌋ + 1, ⌊x·m / 2^k⌋ = ⌊x / nodes⌋ whenever x·nodes < 2^k, since the
+/// error x·(m·nodes − 2^k) / (nodes·2^k) is then below 1 / nodes. Here x = 20·busy ≤
+/// 20·nodes < 2^(2b+5) for nodes of b bits, so s = max(0, 2b + 5 − 64), which keeps m
+/// below 2^64 for nodes > 1. One node takes m = 2^64 − 1 (s = 0): x = 20 gives 19 as it
+/// should. A busy count over the platform (no schedule has one) gives bin 19.
+struct BusyBins {
+    m: u64,
+    s: u32,
+}
+
+impl BusyBins {
+    fn new(nodes: u32) -> BusyBins {
+        let nodes = u64::from(nodes.max(1));
+        let bits = 64 - nodes.leading_zeros();
+        let s = (2 * bits + 5).saturating_sub(64);
+        let m = if nodes == 1 {
+            u64::MAX
+        } else {
+            ((1u128 << (64 + s)) / u128::from(nodes) + 1) as u64
+        };
+        BusyBins { m, s }
+    }
+
+    /// The bin of `busy` (≥ 0) busy nodes.
+    #[inline]
+    fn of(&self, busy: i64) -> usize {
+        let x = busy as u64 * BUSY_BINS as u64;
+        let high = ((u128::from(x) * u128::from(self.m)) >> 64) as u64;
+        ((high >> self.s) as usize).min(BUSY_BINS - 1)
+    }
+}
+
+/// The bin of a [`TimelineAcc`] that the last interval ended in, that bin's end, and
+/// what that bin has gathered so far: intervals in time order move it forward without
+/// a division, and add to the bin's sums in registers.
+#[derive(Default)]
 struct BinWalker {
     bin: usize,
     end: i64,
+    submitted: u64,
+    finished: u64,
+    queue: i128,
+    busy: i128,
 }
 
 impl BinWalker {
     /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)` (`from` at or after
     /// the last interval's start).
+    #[inline]
     fn add(&mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) {
+        // Most intervals end within the walker's bin.
+        if to < self.end {
+            let dt = i128::from(to - from);
+            self.queue += i128::from(q) * dt;
+            self.busy += i128::from(busy) * dt;
+        } else {
+            self.add_across(acc, from, to, q, busy);
+        }
+    }
+
+    #[cold]
+    fn add_across(&mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) {
         let last = acc.queue.len().saturating_sub(1);
         let mut t = from;
         while t < to {
@@ -404,16 +531,24 @@ impl BinWalker {
                 self.end.min(to)
             };
             let dt = i128::from(end - t);
-            if let (Some(qa), Some(ba)) = (acc.queue.get_mut(self.bin), acc.busy.get_mut(self.bin))
-            {
-                *qa += i128::from(q) * dt;
-                *ba += i128::from(busy) * dt;
-            }
+            self.queue += i128::from(q) * dt;
+            self.busy += i128::from(busy) * dt;
             t = end;
             if t == self.end && self.bin < last {
+                self.flush(acc);
                 self.bin += 1;
                 self.end += acc.width;
             }
+        }
+    }
+
+    /// Moves what the walker's bin gathered into the timeline.
+    fn flush(&mut self, acc: &mut TimelineAcc) {
+        if let Some(s) = acc.submitted.get_mut(self.bin) {
+            *s += std::mem::take(&mut self.submitted);
+            acc.finished[self.bin] += std::mem::take(&mut self.finished);
+            acc.queue[self.bin] += std::mem::take(&mut self.queue);
+            acc.busy[self.bin] += std::mem::take(&mut self.busy);
         }
     }
 }
@@ -465,6 +600,10 @@ impl TimelineAcc {
         BinWalker {
             bin: b,
             end: self.start + (b as i64 + 1) * self.width,
+            submitted: 0,
+            finished: 0,
+            queue: 0,
+            busy: 0,
         }
     }
 
@@ -490,27 +629,24 @@ impl TimelineAcc {
 /// calendar's offset lookups are reused: jobs per local hour of the week (`None`
 /// without a calendar) and each user's activity (in no particular order).
 fn by_submission(
-    events: &EventLog,
+    submissions: &[(Time, JobIdx)],
     users: &[i64],
     calendar: Option<&Calendar>,
 ) -> (Option<Vec<u64>>, Vec<UserActivity>) {
     let mut clock = calendar.map(Calendar::clock);
     let mut hours = clock.as_ref().map(|_| vec![0u64; 168]);
-    /// A user's state: jobs, first submission, last active day.
+    /// A user's state: jobs, active days, first and last submission, last active day.
     struct Acc {
-        activity: UserActivity,
+        jobs: u64,
+        active_days: u64,
         first: Time,
+        last: Time,
         last_day: i64,
     }
     let mut accs: Vec<Acc> = Vec::new();
     let mut slots = UserSlots::for_users(users);
-    let submissions = events
-        .events()
-        .iter()
-        .filter(|e| matches!(e.what(), Happening::Submitted | Happening::Rejected));
-    for e in submissions {
-        let t = e.at;
-        let user = users[e.job() as usize];
+    for &(t, job) in submissions {
+        let user = users[job as usize];
         let d = match (&mut clock, &mut hours) {
             (Some(c), Some(h)) => {
                 let (hour, day) = c.hour_and_day(t);
@@ -522,24 +658,28 @@ fn by_submission(
         let (slot, fresh) = slots.slot(user);
         if fresh {
             accs.push(Acc {
-                activity: UserActivity {
-                    jobs: 0,
-                    activity_s: 0.0,
-                    active_days: 1,
-                },
+                jobs: 0,
+                active_days: 1,
                 first: t,
+                last: t,
                 last_day: d,
             });
         }
         let a = &mut accs[slot];
-        a.activity.jobs += 1;
-        a.activity.activity_s = (t - a.first).as_secs_f64();
-        if a.last_day != d {
-            a.activity.active_days += 1;
-            a.last_day = d;
-        }
+        a.jobs += 1;
+        a.last = t;
+        a.active_days += u64::from(a.last_day != d);
+        a.last_day = d;
     }
-    (hours, accs.into_iter().map(|a| a.activity).collect())
+    let activity = accs
+        .into_iter()
+        .map(|a| UserActivity {
+            jobs: a.jobs,
+            activity_s: (a.last - a.first).as_secs_f64(),
+            active_days: a.active_days,
+        })
+        .collect();
+    (hours, activity)
 }
 
 #[cfg(test)]
@@ -751,6 +891,36 @@ mod tests {
         let mut b = LogBinner::new();
         b.add(f64::NAN);
         assert_eq!(b.finish().total(), 0);
+    }
+
+    /// The busy-node bin by multiplication is the exact quotient's, on platforms of 1
+    /// to 2^32 − 1 nodes, at every busy count near a bin edge.
+    #[test]
+    fn busy_bins_are_exact_quotients() {
+        for nodes in [
+            1u32,
+            2,
+            3,
+            7,
+            20,
+            128,
+            338,
+            93_312,
+            1 << 29,
+            (1 << 31) + 1,
+            u32::MAX,
+        ] {
+            let bins = BusyBins::new(nodes);
+            let n = i64::from(nodes);
+            for k in 0..=20 {
+                let edge = k * n / 20;
+                for busy in (edge - 2..=edge + 2).filter(|b| (0..=n).contains(b)) {
+                    let want = ((busy * 20) / n).min(19) as usize;
+                    assert_eq!(bins.of(busy), want, "{busy} of {nodes}");
+                }
+            }
+            assert_eq!(bins.of(n + 1), 19);
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ impl UserSlots {
     }
 
     /// The slot of `user`, and whether this is its first appearance.
+    #[inline]
     pub(crate) fn slot(&mut self, user: i64) -> (usize, bool) {
         let next = self.count;
         let slot = match usize::try_from(user)
@@ -34,7 +35,7 @@ impl UserSlots {
             .and_then(|u| self.dense.get_mut(u))
         {
             Some(s) => s,
-            None => self.sparse.entry(user).or_insert(u32::MAX),
+            None => Self::sparse_slot(&mut self.sparse, user),
         };
         let fresh = *slot == u32::MAX;
         if fresh {
@@ -42,6 +43,11 @@ impl UserSlots {
             self.count += 1;
         }
         (*slot as usize, fresh)
+    }
+
+    #[cold]
+    fn sparse_slot(sparse: &mut HashMap<i64, u32>, user: i64) -> &mut u32 {
+        sparse.entry(user).or_insert(u32::MAX)
     }
 }
 
