@@ -199,7 +199,7 @@ pub fn check(
 /// events in time order.
 ///
 /// The running jobs at each instant a job became head are kept as their sizes in a
-/// Fenwick tree indexed by estimated-end rank: the shadow time (the estimated end at
+/// tree of sums indexed by estimated-end rank: the shadow time (the estimated end at
 /// which enough nodes would be free) is one prefix-sum search, O(log n) per job.
 fn easy_head_violations(
     records: &[JobRecord],
@@ -218,9 +218,14 @@ fn easy_head_violations(
         })
         .collect();
     sort_by_time(&mut by_estimate);
-    let mut rank = vec![0; records.len()];
+    // Each job's rank + 1 if it counts as running between its start and its end, 0 if
+    // it never does: a job that runs for no time (or, malformed, ends before it
+    // starts) adds nothing once the events of an instant are all taken.
+    let mut slot = vec![0u32; records.len()];
     for (n, &(_, i)) in by_estimate.iter().enumerate() {
-        rank[i] = n;
+        if records[i].start < records[i].finish {
+            slot[i] = n as u32 + 1;
+        }
     }
     // Each started job's count of estimated ends before its start: the starts in time
     // order (the log's) beside the estimated ends in order.
@@ -232,17 +237,10 @@ fn easy_head_violations(
         }
         ends_before_start[e.job() as usize] = k;
     }
-    let mut running = Fenwick::new(by_estimate.len());
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        Waiting,
-        Running,
-        Ended,
-    }
-    let mut state = vec![State::Waiting; records.len()];
+    let mut running = SizeSums::new(by_estimate.len());
     let mut next = 0;
-    // u64: sizes of up to 2^32 − 1 nodes each are summed.
-    let mut busy: u64 = 0;
+    // i64: sizes of up to 2^32 − 1 nodes each are summed.
+    let mut busy: i64 = 0;
     let mut all_before_started = Time::from_millis(i64::MIN);
     let mut out = Vec::new();
     for &i in order {
@@ -257,28 +255,22 @@ fn easy_head_violations(
         }
         // Jobs running just after the instant `became_head` (non-decreasing): started
         // at or before it, finishing after it.
+        // Each event as a change of the running sizes, without a branch: the kinds
+        // come in no predictable order.
         while let Some(e) = events.get(next).filter(|e| e.at <= became_head) {
             next += 1;
-            let j = e.job() as usize;
-            match (e.what(), state[j]) {
-                // A malformed record (reported above) may end before it starts, and a
-                // job that did not run has no rank.
-                (Happening::Started, State::Waiting) if records[j].finish.is_some() => {
-                    state[j] = State::Running;
-                    running.add(rank[j], e.size, true);
-                    busy += u64::from(e.size);
-                }
-                (Happening::Ended, s) => {
-                    if s == State::Running {
-                        running.add(rank[j], e.size, false);
-                        busy -= u64::from(e.size);
-                    }
-                    state[j] = State::Ended;
-                }
-                _ => {}
-            }
+            let sign = match e.what() {
+                Happening::Started => 1,
+                Happening::Ended => -1,
+                Happening::Submitted | Happening::Rejected => 0,
+            };
+            let s = slot[e.job() as usize];
+            let delta = sign * i64::from(s != 0) * i64::from(e.size);
+            running.add(s.saturating_sub(1) as usize, delta);
+            busy += delta;
         }
-        let avail = u64::from(nodes).saturating_sub(busy);
+        let busy_now = busy as u64;
+        let avail = u64::from(nodes).saturating_sub(busy_now);
         let needed = u64::from(r.size);
         let shadow = if avail >= needed {
             became_head
@@ -286,14 +278,18 @@ fn easy_head_violations(
             // The shadow time is before the start only if the running jobs estimated
             // to end before the start free enough nodes (or all of them, when even all
             // are not enough): a prefix sum, cheaper than the search, settles most jobs.
-            if running.prefix(ends_before_start[i]) < (needed - avail).min(busy) {
+            if running.prefix(ends_before_start[i]) < (needed - avail).min(busy_now) {
                 continue;
             }
             // The first estimated end by which enough nodes are free; or, if even all
             // of them are not enough (malformed records), the last.
             running
                 .first_reaching(needed - avail)
-                .or_else(|| (busy > 0).then(|| running.first_reaching(busy)).flatten())
+                .or_else(|| {
+                    (busy_now > 0)
+                        .then(|| running.first_reaching(busy_now))
+                        .flatten()
+                })
                 .map_or(became_head, |n| by_estimate[n].0)
         };
         if start > shadow {
@@ -334,33 +330,51 @@ fn sort_by_time(pairs: &mut [(Time, usize)]) {
 }
 
 /// Sums of node counts by position, with the first position whose prefix sum reaches a
-/// target.
-struct Fenwick(Vec<u64>);
+/// target: a tree of sums of fan-out 64 (level 0 the positions, level `l` the sums of
+/// blocks of 64^l positions). An update touches one sum per level, in a loop of fixed
+/// length (no misprediction at its end, unlike a Fenwick tree's); a prefix sum adds at
+/// most 63 contiguous sums per level, which the compiler vectorises.
+struct SizeSums {
+    levels: Vec<Vec<u64>>,
+}
 
-impl Fenwick {
-    fn new(n: usize) -> Fenwick {
-        Fenwick(vec![0; n + 1])
+/// log2 of the fan-out of [`SizeSums`].
+const FAN_BITS: u32 = 6;
+
+impl SizeSums {
+    fn new(n: usize) -> SizeSums {
+        let mut levels = vec![vec![0; n]];
+        let mut len = n;
+        while len > 1 << FAN_BITS {
+            len = len.div_ceil(1 << FAN_BITS);
+            levels.push(vec![0; len]);
+        }
+        SizeSums { levels }
     }
 
-    /// Adds (or takes back) `size` at position `i`.
-    fn add(&mut self, i: usize, size: u32, add: bool) {
-        let mut j = i + 1;
-        while j < self.0.len() {
-            if add {
-                self.0[j] += u64::from(size);
-            } else {
-                self.0[j] -= u64::from(size);
-            }
-            j += j & j.wrapping_neg();
+    /// Adds `delta` (negative: takes back) at position `i`, whose sum stays ≥ 0.
+    fn add(&mut self, i: usize, delta: i64) {
+        for (l, sums) in self.levels.iter_mut().enumerate() {
+            let s = &mut sums[i >> (FAN_BITS * l as u32)];
+            *s = s.wrapping_add_signed(delta);
         }
     }
 
     /// The sum over the positions before `n`.
     fn prefix(&self, n: usize) -> u64 {
-        let (mut j, mut sum) = (n.min(self.0.len() - 1), 0);
-        while j > 0 {
-            sum += self.0[j];
-            j &= j - 1;
+        let n = n.min(self.levels[0].len());
+        let top = self.levels.len() - 1;
+        let mut sum = 0;
+        for (l, sums) in self.levels.iter().enumerate() {
+            // Level `l` adds the blocks before `n`'s within its block of level l + 1
+            // (the top level: all of them).
+            let hi = n >> (FAN_BITS * l as u32);
+            let lo = if l == top {
+                0
+            } else {
+                hi >> FAN_BITS << FAN_BITS
+            };
+            sum += sums[lo..hi].iter().sum::<u64>();
         }
         sum
     }
@@ -368,18 +382,28 @@ impl Fenwick {
     /// The first position whose prefix sum (itself included) is at least `target`
     /// (`target` ≥ 1); `None` if the total is less.
     fn first_reaching(&self, target: u64) -> Option<usize> {
-        let n = self.0.len() - 1;
-        let (mut pos, mut rest) = (0, target);
-        let mut step = if n == 0 { 0 } else { 1 << n.ilog2() };
-        while step > 0 {
-            if pos + step <= n && self.0[pos + step] < rest {
-                pos += step;
-                rest -= self.0[pos];
+        // From the top: the first block whose sum, added to the blocks before it,
+        // reaches the target; then the same within it, one level down.
+        let top = self.levels.len() - 1;
+        let (mut block, mut rest) = (0, target);
+        for (l, sums) in self.levels.iter().enumerate().rev() {
+            let (lo, hi) = if l == top {
+                (0, sums.len())
+            } else {
+                let lo = block << FAN_BITS;
+                (lo, (lo + (1 << FAN_BITS)).min(sums.len()))
+            };
+            let mut found = None;
+            for (b, &s) in sums.iter().enumerate().take(hi).skip(lo) {
+                if s >= rest {
+                    found = Some(b);
+                    break;
+                }
+                rest -= s;
             }
-            step /= 2;
+            block = found?;
         }
-        // `pos` positions have a sum below the target: position `pos` reaches it.
-        (pos < n && rest > 0).then_some(pos)
+        Some(block)
     }
 }
 
@@ -427,6 +451,50 @@ mod tests {
 
     /// The sweep finds exactly the violations (and shadow times) of the definition, on
     /// random schedules that break EASY's promise often.
+    /// The tree of sums against sums computed one by one, over one to three levels,
+    /// with positions added and taken back in random order.
+    #[test]
+    fn size_sums_equal_plain_sums() {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for n in [1, 2, 63, 64, 65, 4_095, 4_096, 4_097, 300_000] {
+            let mut tree = SizeSums::new(n);
+            let mut plain = vec![0u64; n];
+            for _ in 0..2_000 {
+                let i = next(n as u64) as usize;
+                let size = 1 + next(1 << 20) as u32;
+                if plain[i] >= u64::from(size) && next(2) == 0 {
+                    plain[i] -= u64::from(size);
+                    tree.add(i, -i64::from(size));
+                } else {
+                    plain[i] += u64::from(size);
+                    tree.add(i, i64::from(size));
+                }
+                let k = next(n as u64 + 1) as usize;
+                assert_eq!(
+                    tree.prefix(k),
+                    plain[..k].iter().sum::<u64>(),
+                    "n {n} k {k}"
+                );
+                let total: u64 = plain.iter().sum();
+                let target = 1 + next(total + 2);
+                let want = plain
+                    .iter()
+                    .scan(0, |acc, &v| {
+                        *acc += v;
+                        Some(*acc)
+                    })
+                    .position(|acc| acc >= target);
+                assert_eq!(tree.first_reaching(target), want, "n {n} target {target}");
+            }
+        }
+    }
+
     #[test]
     fn head_sweep_equals_the_definition() {
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
