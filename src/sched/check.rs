@@ -207,35 +207,39 @@ fn easy_head_violations(
     events: &[Event],
     nodes: u32,
 ) -> Vec<(usize, Time)> {
-    // Every started job's rank by estimated end (ties by record index).
+    // Each job's rank by estimated end (ties by record index) + 1 if it counts as
+    // running between its start and its end, 0 if it never does: a job that runs for
+    // no time (or, malformed, ends before it starts) adds nothing once the events of an
+    // instant are all taken. Whether it counts is read while the records are visited
+    // in order, not in rank order.
+    let mut slot = vec![0u32; records.len()];
     let mut by_estimate: Vec<(Time, usize)> = order
         .iter()
         .map(|&i| {
-            (
-                records[i].start.unwrap_or_default() + records[i].requested,
-                i,
-            )
+            let r = &records[i];
+            slot[i] = u32::from(r.start < r.finish);
+            (r.start.unwrap_or_default() + r.requested, i)
         })
         .collect();
     sort_by_time(&mut by_estimate);
-    // Each job's rank + 1 if it counts as running between its start and its end, 0 if
-    // it never does: a job that runs for no time (or, malformed, ends before it
-    // starts) adds nothing once the events of an instant are all taken.
-    let mut slot = vec![0u32; records.len()];
     for (n, &(_, i)) in by_estimate.iter().enumerate() {
-        if records[i].start < records[i].finish {
-            slot[i] = n as u32 + 1;
-        }
+        slot[i] *= n as u32 + 1;
     }
-    // Each started job's count of estimated ends before its start: the starts in time
-    // order (the log's) beside the estimated ends in order.
-    let mut ends_before_start = vec![0; records.len()];
+    // Each started job's count of estimated ends before its start: the log's events in
+    // time order beside the estimated ends in order. Every event writes, a start to its
+    // job's entry and any other to a spare one: no branch on the kind.
+    let mut ends_before_start = vec![0u32; records.len() + 1];
     let mut k = 0;
-    for e in events.iter().filter(|e| e.what() == Happening::Started) {
+    for e in events {
         while by_estimate.get(k).is_some_and(|b| b.0 < e.at) {
             k += 1;
         }
-        ends_before_start[e.job() as usize] = k;
+        let entry = if e.what() == Happening::Started {
+            e.job() as usize
+        } else {
+            records.len()
+        };
+        ends_before_start[entry] = k as u32;
     }
     let mut running = SizeSums::new(by_estimate.len());
     let mut next = 0;
@@ -278,7 +282,7 @@ fn easy_head_violations(
             // The shadow time is before the start only if the running jobs estimated
             // to end before the start free enough nodes (or all of them, when even all
             // are not enough): a prefix sum, cheaper than the search, settles most jobs.
-            if running.prefix(ends_before_start[i]) < (needed - avail).min(busy_now) {
+            if running.prefix(ends_before_start[i] as usize) < (needed - avail).min(busy_now) {
                 continue;
             }
             // The first estimated end by which enough nodes are free; or, if even all
