@@ -453,19 +453,21 @@ mod tests {
         out
     }
 
-    /// The sweep finds exactly the violations (and shadow times) of the definition, on
-    /// random schedules that break EASY's promise often.
-    /// The tree of sums against sums computed one by one, over one to three levels,
-    /// with positions added and taken back in random order.
-    #[test]
-    fn size_sums_equal_plain_sums() {
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = |n: u64| {
+    /// A xorshift stream: `next(n)` is a number below `n`.
+    fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x % n
-        };
+        }
+    }
+
+    /// The tree of sums against sums computed one by one, over one to three levels,
+    /// with positions added and taken back in random order.
+    #[test]
+    fn size_sums_equal_plain_sums() {
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         for n in [1, 2, 63, 64, 65, 4_095, 4_096, 4_097, 300_000] {
             let mut tree = SizeSums::new(n);
             let mut plain = vec![0u64; n];
@@ -499,15 +501,11 @@ mod tests {
         }
     }
 
+    /// The sweep finds exactly the violations (and shadow times) of the definition, on
+    /// random schedules that break EASY's promise often.
     #[test]
     fn head_sweep_equals_the_definition() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
         let mut violations = 0;
         for _ in 0..300 {
             let nodes = 1 + next(16) as u32;
