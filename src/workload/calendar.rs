@@ -204,7 +204,7 @@ impl LocalClock<'_> {
 
     /// See [`Calendar::day`].
     pub fn day(&mut self, t: Time) -> i64 {
-        self.local_seconds(t).div_euclid(86_400)
+        self.hour_and_day(t).1
     }
 }
 
@@ -212,7 +212,7 @@ impl LocalClock<'_> {
 mod tests {
     use super::*;
 
-    /// The offset- and hour-reusing clock agrees with jiff's own local date-time, every
+    /// The offset- and day-reusing clock agrees with jiff's own local date-time, every
     /// 59 s and 1 ms across the spring and autumn changes of 2024 in Paris, and of
     /// Lord Howe Island (UTC+10:30, +11 in summer: a change of half an hour), and of
     /// 2010 in St. John's (changes at 0:01, within a local hour), forwards and
