@@ -231,9 +231,6 @@ impl Scheduler for Conservative {
                     .map(|f| f.until.min(r - f.duration + Time::MILLI))
                     .max()
                     .map_or(now, |from| from.max(now));
-                if from >= r {
-                    continue;
-                }
                 let found = profile.earliest_before(from, size, d, r);
                 if remember {
                     if facts.len() == FACTS {

@@ -130,16 +130,17 @@ impl Profile {
         n
     }
 
-    /// The earliest start ≥ `now` at which `size` nodes are free for `duration`.
-    pub(crate) fn earliest(&mut self, now: Time, size: u32, duration: Time) -> Time {
+    /// The earliest start ≥ `from` (not before now) at which `size` nodes are free for
+    /// `duration`.
+    pub(crate) fn earliest(&mut self, from: Time, size: u32, duration: Time) -> Time {
         debug_assert!(size <= self.total);
-        self.first_window(now, size, duration, Time::FAR)
+        self.first_window(from, size, duration, Time::FAR)
             .expect("the last step has every node free")
     }
 
-    /// For a job holding the slot `[own, own + duration)`: the earliest start before
-    /// `own` at which it could run instead, counting its own slot as free; `None` if
-    /// there is none. Equals [`Profile::earliest`] after releasing the slot whenever that
+    /// For a job holding the slot `[own, own + duration)`: the earliest start ≥ `from`
+    /// (not before now) and before `own` at which it could run instead, counting its own
+    /// slot as free; `None` if there is none. Equals [`Profile::earliest`] after releasing the slot whenever that
     /// is earlier than `own`, but changes nothing and stops at `own`.
     ///
     /// A start `c < own` ends before `own + duration`, and inside the job's own slot its
@@ -147,20 +148,26 @@ impl Profile {
     /// before `own` can block it.
     pub(crate) fn earliest_before(
         &mut self,
-        now: Time,
+        from: Time,
         size: u32,
         duration: Time,
         own: Time,
     ) -> Option<Time> {
-        self.first_window(now, size, duration, own)
+        self.first_window(from, size, duration, own)
     }
 
-    /// The earliest start `c` with `now <= c < before` at which `size` nodes are free
+    /// The earliest start `c` with `from <= c < before` at which `size` nodes are free
     /// over `[c, min(c + duration, before))`, if any: from one run of fitting steps to
     /// the next.
-    fn first_window(&mut self, now: Time, size: u32, duration: Time, before: Time) -> Option<Time> {
-        let mut i = self.index_at(now);
-        let mut candidate = now;
+    fn first_window(
+        &mut self,
+        from: Time,
+        size: u32,
+        duration: Time,
+        before: Time,
+    ) -> Option<Time> {
+        let mut i = self.index_at(from);
+        let mut candidate = from;
         loop {
             if self.free[i] < size {
                 i = self.next_fitting(i + 1, size);
