@@ -58,7 +58,11 @@ impl super::SchedulerSetup for EasyConfig {
 /// Every pass is then a full one, as predictions expire while jobs run.
 #[derive(Debug)]
 pub struct Easy {
-    queue: VecDeque<JobIdx>,
+    /// The waiting jobs in queue order from `head` on (those before it have started;
+    /// they are dropped in bulk). Each with what a pass reads of it, so that a scan of
+    /// a long queue reads one array in order.
+    queue: Vec<Waiting>,
+    head: usize,
     /// Running jobs by (start + estimate).
     running: BTreeSet<(Time, JobIdx)>,
     start: Vec<Time>,
@@ -71,7 +75,6 @@ pub struct Easy {
     examined: usize,
     shadow: Time,
     extra: u32,
-    started: Vec<bool>,
     candidates: Vec<(Time, u32)>,
     /// Each job's planning estimate: its requested time, or its prediction.
     planned: Vec<Time>,
@@ -85,7 +88,8 @@ pub struct Easy {
 impl Easy {
     pub fn new(jobs: usize) -> Easy {
         Easy {
-            queue: VecDeque::new(),
+            queue: Vec::new(),
+            head: 0,
             running: BTreeSet::new(),
             start: vec![Time::ZERO; jobs],
             unbounded_running: 0,
@@ -93,7 +97,6 @@ impl Easy {
             examined: 0,
             shadow: Time::ZERO,
             extra: 0,
-            started: vec![false; jobs],
             candidates: Vec::new(),
             planned: vec![Time::ZERO; jobs],
             predictor: None,
@@ -113,14 +116,13 @@ impl Easy {
         }
     }
 
-    fn run(&mut self, job: JobIdx, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) {
+    /// Job `job` starts now: it runs until its planned end.
+    fn run(&mut self, job: JobIdx, ctx: &Context<'_>) {
         let j = &ctx.jobs[job as usize];
         self.start[job as usize] = ctx.now;
         self.running
             .insert((ctx.now + self.planned[job as usize], job));
         self.unbounded_running += usize::from(j.limit.is_none());
-        self.started[job as usize] = true;
-        starts.push(job);
     }
 
     /// The head's shadow time and the extra nodes at that time, given `free` nodes now.
@@ -168,7 +170,11 @@ impl Scheduler for Easy {
             Some(p) => p.predict(j.user, j.estimate),
             None => j.estimate,
         };
-        self.queue.push_back(job);
+        self.queue.push(Waiting {
+            job,
+            size: j.size,
+            planned: self.planned[job as usize],
+        });
     }
 
     fn ended(&mut self, job: JobIdx, ctx: &Context<'_>) {
@@ -194,57 +200,81 @@ impl Scheduler for Easy {
             full |= self.force_full;
         }
         self.dirty = false;
-        while let Some(&head) = self.queue.front() {
-            let size = ctx.jobs[head as usize].size;
-            if size > free {
+        while let Some(&head) = self.queue.get(self.head) {
+            if head.size > free {
                 break;
             }
-            free -= size;
-            self.queue.pop_front();
-            self.run(head, ctx, starts);
+            free -= head.size;
+            self.head += 1;
+            self.run(head.job, ctx);
+            starts.push(head.job);
             full = true;
         }
-        let Some(&head) = self.queue.front() else {
+        let Some(&head) = self.queue.get(self.head) else {
+            self.queue.clear();
+            self.head = 0;
             self.examined = 0;
             return None;
         };
+        // Drop the started jobs before the head once they are the larger part.
+        if self.head * 2 > self.queue.len() {
+            self.queue.drain(..self.head);
+            self.head = 0;
+        }
         let first = if full {
-            (self.shadow, self.extra) = self.shadow_of(ctx.jobs[head as usize].size, free, ctx);
+            (self.shadow, self.extra) = self.shadow_of(head.size, free, ctx);
             1
         } else {
             self.examined
         };
-        let mut backfilled = false;
-        for pos in first..self.queue.len() {
-            if free == 0 {
-                break;
-            }
-            let job = self.queue[pos];
-            let j = &ctx.jobs[job as usize];
-            if j.size > free {
-                continue;
-            }
-            let ends_before_shadow = ctx.now + self.planned[job as usize] <= self.shadow;
-            if ends_before_shadow || j.size <= self.extra {
-                if !ends_before_shadow {
-                    self.extra -= j.size;
+        // The jobs that stay are moved down over those that start, in one pass.
+        let waiting = &mut self.queue[self.head..];
+        let started_before = starts.len();
+        let (mut kept, mut pos) = (first, first);
+        while pos < waiting.len() && free > 0 {
+            let w = waiting[pos];
+            pos += 1;
+            let starts_now = w.size <= free && {
+                let ends_before_shadow = ctx.now + w.planned <= self.shadow;
+                if ends_before_shadow || w.size <= self.extra {
+                    if !ends_before_shadow {
+                        self.extra -= w.size;
+                    }
+                    true
+                } else {
+                    false
                 }
-                free -= j.size;
-                self.run(job, ctx, starts);
-                backfilled = true;
+            };
+            if starts_now {
+                free -= w.size;
+                starts.push(w.job);
+            } else {
+                waiting[kept] = w;
+                kept += 1;
             }
         }
-        if backfilled {
-            let started = &self.started;
-            self.queue.retain(|&j| !started[j as usize]);
+        if kept < pos {
+            self.queue.drain(self.head + kept..self.head + pos);
         }
-        self.examined = self.queue.len();
+        for &job in &starts[started_before..] {
+            self.run(job, ctx);
+        }
+        self.examined = self.queue.len() - self.head;
         None
     }
 }
 
 /// When a job started at `start` and planned to run `planned` is expected to end, as of
 /// `now` (while it runs).
+/// A waiting job, as a pass reads it.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    job: JobIdx,
+    size: u32,
+    /// Its planning estimate.
+    planned: Time,
+}
+
 fn planned_end(start: Time, planned: Time, j: &SimJob, now: Time) -> Time {
     let end = start + planned;
     if end > now {
