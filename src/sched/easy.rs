@@ -249,7 +249,10 @@ impl Scheduler for Easy {
                 free -= w.size;
                 starts.push(w.job);
             } else {
-                waiting[kept] = w;
+                // Nothing moves until a job has started.
+                if kept != pos - 1 {
+                    waiting[kept] = w;
+                }
                 kept += 1;
             }
         }
