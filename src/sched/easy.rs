@@ -267,8 +267,6 @@ impl Scheduler for Easy {
     }
 }
 
-/// When a job started at `start` and planned to run `planned` is expected to end, as of
-/// `now` (while it runs).
 /// A waiting job, as a pass reads it.
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
@@ -278,6 +276,8 @@ struct Waiting {
     planned: Time,
 }
 
+/// When a job started at `start` and planned to run `planned` is expected to end, as of
+/// `now` (while it runs).
 fn planned_end(start: Time, planned: Time, j: &SimJob, now: Time) -> Time {
     let end = start + planned;
     if end > now {

@@ -140,8 +140,9 @@ impl Profile {
 
     /// For a job holding the slot `[own, own + duration)`: the earliest start ≥ `from`
     /// (not before now) and before `own` at which it could run instead, counting its own
-    /// slot as free; `None` if there is none. Equals [`Profile::earliest`] after releasing the slot whenever that
-    /// is earlier than `own`, but changes nothing and stops at `own`.
+    /// slot as free; `None` if there is none. Equals [`Profile::earliest`] after
+    /// releasing the slot whenever that is earlier than `own`, but changes nothing and
+    /// stops at `own`.
     ///
     /// A start `c < own` ends before `own + duration`, and inside the job's own slot its
     /// `size` nodes count as free, so every step there fits: only the part of the window
