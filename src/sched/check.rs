@@ -5,6 +5,7 @@
 use crate::sim::{Event, EventLog, Happening, JobRecord, JobState, WalltimePolicy};
 use crate::time::Time;
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// One broken invariant, naming the job and the times involved.
@@ -201,53 +202,52 @@ pub fn check(
 /// shadow time. `order` is the started jobs in queue order, `events` the schedule's
 /// events in time order.
 ///
-/// The running jobs at each instant a job became head are kept as their sizes in a
-/// tree of sums indexed by estimated-end rank: the shadow time (the estimated end at
-/// which enough nodes would be free) is one prefix-sum search, O(log n) per job.
+/// A job that waited as head from `h` to its start `s` was owed a start by its shadow
+/// time: the estimated end, among the jobs running at `h`, by which enough nodes are
+/// free. It started too late exactly when the running jobs estimated to end before `s`
+/// free enough nodes. Those are the running jobs whose estimated end has already passed
+/// at `h` (none in a valid schedule under walltime kill, where a job ends by its
+/// estimate; kept apart, in estimate order) and those whose estimated end falls in
+/// `(h, s)`: a window of the jobs sorted by estimated end. The queue's head intervals
+/// follow one another (the next job becomes head once this one has started), so the
+/// windows do not overlap: together they read each estimated end at most once, and the
+/// sweep is linear after the sort (plus a B-tree operation per job run past its
+/// estimate, malformed under kill). Under EASY on SDSC-SP2, 48,504 heads waited and
+/// 44,310 of their windows were empty.
 fn easy_head_violations(
     records: &[JobRecord],
     order: &[usize],
     events: &[Event],
     nodes: u32,
 ) -> Vec<(usize, Time)> {
-    // Each job's rank by estimated end (ties by record index) + 1 if it counts as
-    // running between its start and its end, 0 if it never does: a job that runs for
-    // no time (or, malformed, ends before it starts) adds nothing once the events of an
-    // instant are all taken. Whether it counts is read while the records are visited
-    // in order, not in rank order.
-    let mut slot = vec![0u32; records.len()];
+    /// The job runs for a positive time (one that does not adds nothing once the
+    /// events of an instant are all taken).
+    const COUNTS: u8 = 1;
+    /// Its estimated end is not after its start: it is overdue from its start.
+    const EARLY: u8 = 2;
+    /// It is running past its estimated end (in `overdue`).
+    const OVERDUE: u8 = 4;
+    let estimate = |r: &JobRecord| r.start.unwrap_or_default() + r.requested;
+    let mut flags = vec![0u8; records.len()];
     let mut by_estimate: Vec<(Time, usize)> = order
         .iter()
         .map(|&i| {
             let r = &records[i];
-            slot[i] = u32::from(r.start < r.finish);
-            (r.start.unwrap_or_default() + r.requested, i)
+            let est = estimate(r);
+            flags[i] =
+                (u8::from(r.start < r.finish) * COUNTS) | (u8::from(Some(est) <= r.start) * EARLY);
+            (est, i)
         })
         .collect();
     sort_by_time(&mut by_estimate);
-    for (n, &(_, i)) in by_estimate.iter().enumerate() {
-        slot[i] *= n as u32 + 1;
-    }
-    // Each started job's count of estimated ends before its start: the log's events in
-    // time order beside the estimated ends in order. Every event writes, a start to its
-    // job's entry and any other to a spare one: no branch on the kind.
-    let mut ends_before_start = vec![0u32; records.len() + 1];
-    let mut k = 0;
-    for e in events {
-        while by_estimate.get(k).is_some_and(|b| b.0 < e.at) {
-            k += 1;
-        }
-        let entry = if e.what() == Happening::Started {
-            e.job() as usize
-        } else {
-            records.len()
-        };
-        ends_before_start[entry] = k as u32;
-    }
-    let mut running = SizeSums::new(by_estimate.len());
-    let mut next = 0;
+    let running_at = |r: &JobRecord, t: Time| r.start <= Some(t) && r.finish > Some(t);
+    // Events taken (those at or before the last instant a job became head), and
+    // estimated ends passed (at or before it).
+    let (mut next, mut passed) = (0, 0);
     // i64: sizes of up to 2^32 − 1 nodes each are summed.
     let mut busy: i64 = 0;
+    let mut overdue: BTreeSet<(Time, usize)> = BTreeSet::new();
+    let mut overdue_nodes: u64 = 0;
     let mut all_before_started = Time::from_millis(i64::MIN);
     let mut out = Vec::new();
     for &i in order {
@@ -260,46 +260,76 @@ fn easy_head_violations(
         if start == became_head {
             continue;
         }
-        // Jobs running just after the instant `became_head` (non-decreasing): started
-        // at or before it, finishing after it.
-        // Each event as a change of the running sizes, without a branch: the kinds
-        // come in no predictable order.
+        // The running jobs just after the instant `became_head` (non-decreasing):
+        // started at or before it, finishing after it.
         while let Some(e) = events.get(next).filter(|e| e.at <= became_head) {
             next += 1;
-            let sign = match e.what() {
-                Happening::Started => 1,
-                Happening::Ended => -1,
-                Happening::Submitted | Happening::Rejected => 0,
-            };
-            let s = slot[e.job() as usize];
-            let delta = sign * i64::from(s != 0) * i64::from(e.size);
-            running.add(s.saturating_sub(1) as usize, delta);
-            busy += delta;
+            let j = e.job() as usize;
+            let f = flags[j];
+            if f & COUNTS == 0 {
+                continue;
+            }
+            let size = u64::from(e.size);
+            match e.what() {
+                Happening::Started => {
+                    busy += size as i64;
+                    if f & EARLY != 0 {
+                        overdue.insert((estimate(&records[j]), j));
+                        overdue_nodes += size;
+                        flags[j] |= OVERDUE;
+                    }
+                }
+                Happening::Ended => {
+                    busy -= size as i64;
+                    if f & OVERDUE != 0 {
+                        overdue.remove(&(estimate(&records[j]), j));
+                        overdue_nodes -= size;
+                        flags[j] &= !OVERDUE;
+                    }
+                }
+                Happening::Submitted | Happening::Rejected => {}
+            }
+        }
+        // Running jobs whose estimated end has now passed are overdue.
+        while let Some(&(est, j)) = by_estimate.get(passed).filter(|b| b.0 <= became_head) {
+            passed += 1;
+            let o = &records[j];
+            if flags[j] & (COUNTS | OVERDUE) == COUNTS && running_at(o, became_head) {
+                overdue.insert((est, j));
+                overdue_nodes += u64::from(o.size);
+                flags[j] |= OVERDUE;
+            }
         }
         let busy_now = busy as u64;
         let avail = u64::from(nodes).saturating_sub(busy_now);
         let needed = u64::from(r.size);
-        let shadow = if avail >= needed {
-            became_head
+        // Nodes to be freed: what the job lacks (none: the shadow time is
+        // `became_head`), or (malformed records, even all the running jobs are not
+        // enough) all of them, freed at the last estimated end.
+        let target = needed.saturating_sub(avail).min(busy_now);
+        let shadow = if target == 0 {
+            Some(became_head)
+        } else if overdue_nodes >= target {
+            let mut freed = 0;
+            overdue.iter().find_map(|&(est, j)| {
+                freed += u64::from(records[j].size);
+                (freed >= target).then_some(est)
+            })
         } else {
-            // The shadow time is before the start only if the running jobs estimated
-            // to end before the start free enough nodes (or all of them, when even all
-            // are not enough): a prefix sum, cheaper than the search, settles most jobs.
-            if running.prefix(ends_before_start[i] as usize) < (needed - avail).min(busy_now) {
-                continue;
-            }
-            // The first estimated end by which enough nodes are free; or, if even all
-            // of them are not enough (malformed records), the last.
-            running
-                .first_reaching(needed - avail)
-                .or_else(|| {
-                    (busy_now > 0)
-                        .then(|| running.first_reaching(busy_now))
-                        .flatten()
+            let mut freed = overdue_nodes;
+            by_estimate[passed..]
+                .iter()
+                .take_while(|&&(est, _)| est < start)
+                .find_map(|&(est, j)| {
+                    let o = &records[j];
+                    if flags[j] & COUNTS != 0 && running_at(o, became_head) {
+                        freed += u64::from(o.size);
+                    }
+                    (freed >= target).then_some(est)
                 })
-                .map_or(became_head, |n| by_estimate[n].0)
         };
-        if start > shadow {
+        // Found only before the start (an estimated end in the window, or passed).
+        if let Some(shadow) = shadow.filter(|&t| start > t) {
             out.push((i, shadow));
         }
     }
@@ -333,84 +363,6 @@ fn sort_by_time(pairs: &mut [(Time, usize)]) {
             base + Time::from_millis((k >> 24) as i64),
             (k & 0xFF_FFFF) as usize,
         );
-    }
-}
-
-/// Sums of node counts by position, with the first position whose prefix sum reaches a
-/// target: a tree of sums of fan-out 64 (level 0 the positions, level `l` the sums of
-/// blocks of 64^l positions). An update touches one sum per level, in a loop of fixed
-/// length (no misprediction at its end, unlike a Fenwick tree's); a prefix sum adds at
-/// most 63 contiguous sums per level, which the compiler vectorises.
-struct SizeSums {
-    levels: Vec<Vec<u64>>,
-}
-
-/// log2 of the fan-out of [`SizeSums`].
-const FAN_BITS: u32 = 6;
-
-impl SizeSums {
-    fn new(n: usize) -> SizeSums {
-        let mut levels = vec![vec![0; n]];
-        let mut len = n;
-        while len > 1 << FAN_BITS {
-            len = len.div_ceil(1 << FAN_BITS);
-            levels.push(vec![0; len]);
-        }
-        SizeSums { levels }
-    }
-
-    /// Adds `delta` (negative: takes back) at position `i`, whose sum stays ≥ 0.
-    fn add(&mut self, i: usize, delta: i64) {
-        for (l, sums) in self.levels.iter_mut().enumerate() {
-            let s = &mut sums[i >> (FAN_BITS * l as u32)];
-            *s = s.wrapping_add_signed(delta);
-        }
-    }
-
-    /// The sum over the positions before `n`.
-    fn prefix(&self, n: usize) -> u64 {
-        let n = n.min(self.levels[0].len());
-        let top = self.levels.len() - 1;
-        let mut sum = 0;
-        for (l, sums) in self.levels.iter().enumerate() {
-            // Level `l` adds the blocks before `n`'s within its block of level l + 1
-            // (the top level: all of them).
-            let hi = n >> (FAN_BITS * l as u32);
-            let lo = if l == top {
-                0
-            } else {
-                hi >> FAN_BITS << FAN_BITS
-            };
-            sum += sums[lo..hi].iter().sum::<u64>();
-        }
-        sum
-    }
-
-    /// The first position whose prefix sum (itself included) is at least `target`
-    /// (`target` ≥ 1); `None` if the total is less.
-    fn first_reaching(&self, target: u64) -> Option<usize> {
-        // From the top: the first block whose sum, added to the blocks before it,
-        // reaches the target; then the same within it, one level down.
-        let top = self.levels.len() - 1;
-        let (mut block, mut rest) = (0, target);
-        for (l, sums) in self.levels.iter().enumerate().rev() {
-            let (lo, hi) = if l == top {
-                (0, sums.len())
-            } else {
-                let lo = block << FAN_BITS;
-                (lo, (lo + (1 << FAN_BITS)).min(sums.len()))
-            };
-            let mut found = None;
-            for (b, &s) in sums.iter().enumerate().take(hi).skip(lo) {
-                if s >= rest {
-                    found = Some(b);
-                    break;
-                }
-                rest -= s;
-            }
-            block = found?;
-        }
-        Some(block)
     }
 }
 
@@ -466,44 +418,6 @@ mod tests {
         }
     }
 
-    /// The tree of sums against sums computed one by one, over one to three levels,
-    /// with positions added and taken back in random order.
-    #[test]
-    fn size_sums_equal_plain_sums() {
-        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
-        for n in [1, 2, 63, 64, 65, 4_095, 4_096, 4_097, 300_000] {
-            let mut tree = SizeSums::new(n);
-            let mut plain = vec![0u64; n];
-            for _ in 0..2_000 {
-                let i = next(n as u64) as usize;
-                let size = 1 + next(1 << 20) as u32;
-                if plain[i] >= u64::from(size) && next(2) == 0 {
-                    plain[i] -= u64::from(size);
-                    tree.add(i, -i64::from(size));
-                } else {
-                    plain[i] += u64::from(size);
-                    tree.add(i, i64::from(size));
-                }
-                let k = next(n as u64 + 1) as usize;
-                assert_eq!(
-                    tree.prefix(k),
-                    plain[..k].iter().sum::<u64>(),
-                    "n {n} k {k}"
-                );
-                let total: u64 = plain.iter().sum();
-                let target = 1 + next(total + 2);
-                let want = plain
-                    .iter()
-                    .scan(0, |acc, &v| {
-                        *acc += v;
-                        Some(*acc)
-                    })
-                    .position(|acc| acc >= target);
-                assert_eq!(tree.first_reaching(target), want, "n {n} target {target}");
-            }
-        }
-    }
-
     /// The sweep finds exactly the violations (and shadow times) of the definition, on
     /// random schedules that break EASY's promise often.
     #[test]
@@ -525,7 +439,9 @@ mod tests {
                         finish: Some(start + runtime),
                         size: 1 + next(u64::from(nodes)) as u32,
                         runtime,
-                        requested: Time::from_secs(next(25) as i64),
+                        // Negative too (records from elsewhere): estimated ends
+                        // before the start.
+                        requested: Time::from_secs(next(31) as i64 - 5),
                         state: JobState::Completed,
                         arrival: i as u64,
                         promised_start: None,
