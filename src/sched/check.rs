@@ -212,8 +212,8 @@ pub fn check(
 /// follow one another (the next job becomes head once this one has started), so the
 /// windows do not overlap: together they read each estimated end at most once, and the
 /// sweep is linear after the sort (plus a B-tree operation per job run past its
-/// estimate, malformed under kill). Under EASY on SDSC-SP2, 48,504 heads waited and
-/// 44,310 of their windows were empty.
+/// estimate, malformed under kill). Under EASY on SDSC-SP2, 7,436 jobs waited as head;
+/// their windows held 49,361 estimated ends in all (the largest 619), 3,242 none.
 fn easy_head_violations(
     records: &[JobRecord],
     order: &[usize],
