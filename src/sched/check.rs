@@ -328,7 +328,8 @@ fn easy_head_violations(
                     (freed >= target).then_some(est)
                 })
         };
-        // Found only before the start (an estimated end in the window, or passed).
+        // A violation when the shadow time (`became_head`, a passed estimate, or one in
+        // the window) is before the start.
         if let Some(shadow) = shadow.filter(|&t| start > t) {
             out.push((i, shadow));
         }
