@@ -234,8 +234,10 @@ fn easy_head_violations(
         .map(|&i| {
             let r = &records[i];
             let est = estimate(r);
+            // EARLY only for a job that counts, so that the walk below can test it alone.
+            let counts = r.start < r.finish;
             flags[i] =
-                (u8::from(r.start < r.finish) * COUNTS) | (u8::from(Some(est) <= r.start) * EARLY);
+                (u8::from(counts) * COUNTS) | (u8::from(counts && Some(est) <= r.start) * EARLY);
             (est, i)
         })
         .collect();
@@ -261,33 +263,36 @@ fn easy_head_violations(
             continue;
         }
         // The running jobs just after the instant `became_head` (non-decreasing):
-        // started at or before it, finishing after it.
+        // started at or before it, finishing after it. Each event of a job that counts as a signed change of the busy nodes, without
+        // a branch on its kind or on whether it counts (neither is predictable). Only
+        // jobs overdue from their start (none in a valid schedule under kill) take a
+        // branch.
         while let Some(e) = events.get(next).filter(|e| e.at <= became_head) {
             next += 1;
-            let j = e.job() as usize;
+            let (j, what) = (e.job() as usize, e.what());
             let f = flags[j];
-            if f & COUNTS == 0 {
+            let sign = match what {
+                Happening::Started => 1,
+                Happening::Ended => -1,
+                Happening::Submitted | Happening::Rejected => 0,
+            };
+            busy += sign * i64::from(f & COUNTS) * i64::from(e.size);
+            if f & (EARLY | OVERDUE) == 0 {
                 continue;
             }
             let size = u64::from(e.size);
-            match e.what() {
-                Happening::Started => {
-                    busy += size as i64;
-                    if f & EARLY != 0 {
-                        overdue.insert((estimate(&records[j]), j));
-                        overdue_nodes += size;
-                        flags[j] |= OVERDUE;
-                    }
+            match what {
+                Happening::Started if f & EARLY != 0 => {
+                    overdue.insert((estimate(&records[j]), j));
+                    overdue_nodes += size;
+                    flags[j] |= OVERDUE;
                 }
-                Happening::Ended => {
-                    busy -= size as i64;
-                    if f & OVERDUE != 0 {
-                        overdue.remove(&(estimate(&records[j]), j));
-                        overdue_nodes -= size;
-                        flags[j] &= !OVERDUE;
-                    }
+                Happening::Ended if f & OVERDUE != 0 => {
+                    overdue.remove(&(estimate(&records[j]), j));
+                    overdue_nodes -= size;
+                    flags[j] &= !OVERDUE;
                 }
-                Happening::Submitted | Happening::Rejected => {}
+                _ => {}
             }
         }
         // Running jobs whose estimated end has now passed are overdue.
