@@ -252,6 +252,14 @@ fn shaking(c: &mut Criterion) {
     group.bench_function("run/easy", |b| {
         b.iter(|| run(black_box(&sdsc), &options).unwrap())
     });
+    // The same run without the invariant checker (`check = false` in a spec).
+    let unchecked = RunOptions {
+        check: false,
+        ..options.clone()
+    };
+    group.bench_function("run-unchecked/easy", |b| {
+        b.iter(|| run(black_box(&sdsc), &unchecked).unwrap())
+    });
     // The invariant checker alone, on the records of that run: its share of a run.
     let output = run(&sdsc, &options).unwrap().output;
     group.bench_function("check/easy", |b| {
