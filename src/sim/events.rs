@@ -109,7 +109,21 @@ impl EventLog {
     /// reverse), which no simulation produces, logs what it has.
     pub fn of_records(records: &[JobRecord]) -> EventLog {
         let mut log = EventLog::with_jobs(records.len());
-        for_each_event(records, |e| log.0.push(e));
+        for (i, r) in records.iter().enumerate() {
+            let job = i as JobIdx;
+            let submitted = if r.state == JobState::Rejected {
+                Happening::Rejected
+            } else {
+                Happening::Submitted
+            };
+            log.push(r.submit, job, r.size, submitted);
+            if let Some(s) = r.start {
+                log.push(s, job, r.size, Happening::Started);
+            }
+            if let Some(f) = r.finish {
+                log.push(f, job, r.size, Happening::Ended);
+            }
+        }
         log.0.sort_unstable_by(|a, b| {
             (a.at, a.what().class())
                 .cmp(&(b.at, b.what().class()))
@@ -126,54 +140,7 @@ impl EventLog {
     /// rejection when the record says rejected) at its submit time, and its start and
     /// end at its start and finish times when it has them, each exactly once and with
     /// its size; nothing else. The error names the first disagreement.
-    ///
-    /// Most logs agree with their records, so this first compares the two as multisets
-    /// by a sum of pseudo-random hashes of their events (plus the order and the indices,
-    /// checked as the log is read): two sequential passes, instead of a look-up of each
-    /// event's record in the log's order, which on SDSC-SP2 misses the cache at almost
-    /// every event. Equal multisets give equal sums; unequal ones give equal sums with a
-    /// probability of about 2^-64 for a discrepancy not chosen to defeat the hash. Only
-    /// when the sums differ (or the order or an index is wrong) is each event looked up,
-    /// which finds and names the first disagreement.
     pub fn verify(&self, records: &[JobRecord]) -> Result<(), String> {
-        if self.fingerprint_matches(records) {
-            return Ok(());
-        }
-        let exact = self.verify_each(records);
-        debug_assert!(
-            exact.is_err(),
-            "the fingerprints differ but every event agrees"
-        );
-        exact
-    }
-
-    /// Whether the log is in time order, names only jobs of `records`, and holds the
-    /// same events as `records` by the sum of their [`event_hash`]es.
-    fn fingerprint_matches(&self, records: &[JobRecord]) -> bool {
-        let mut ordered = true;
-        let mut in_range = true;
-        let mut previous = Time::from_millis(i64::MIN);
-        let mut logged: u64 = 0;
-        for e in &self.0 {
-            ordered &= e.at >= previous;
-            previous = e.at;
-            in_range &= (e.job() as usize) < records.len();
-            logged = logged.wrapping_add(event_hash(e));
-        }
-        if !ordered || !in_range || records.len() > MAX_JOBS {
-            return false;
-        }
-        let mut expected: u64 = 0;
-        let mut count = 0usize;
-        for_each_event(records, |e| {
-            expected = expected.wrapping_add(event_hash(&e));
-            count += 1;
-        });
-        count == self.0.len() && expected == logged
-    }
-
-    /// [`EventLog::verify`] event by event.
-    fn verify_each(&self, records: &[JobRecord]) -> Result<(), String> {
         const SUBMIT: u8 = 1;
         const START: u8 = 2;
         const END: u8 = 4;
@@ -235,38 +202,6 @@ impl EventLog {
         }
         Ok(())
     }
-}
-
-/// The events `records` (in job-index order) call for, record by record: its
-/// submission (a rejection when the record says rejected), then its start and its end
-/// when it has them.
-fn for_each_event(records: &[JobRecord], mut f: impl FnMut(Event)) {
-    for (i, r) in records.iter().enumerate() {
-        let job = i as JobIdx;
-        let submitted = if r.state == JobState::Rejected {
-            Happening::Rejected
-        } else {
-            Happening::Submitted
-        };
-        f(Event::new(r.submit, job, r.size, submitted));
-        if let Some(s) = r.start {
-            f(Event::new(s, job, r.size, Happening::Started));
-        }
-        if let Some(e) = r.finish {
-            f(Event::new(e, job, r.size, Happening::Ended));
-        }
-    }
-}
-
-/// A pseudo-random 64-bit hash of everything an event says: its time `a` and the rest
-/// `b` (size, job and what happened), each XORed with a constant, multiplied into 128
-/// bits and folded to 64 (wyhash's "mum"), then XORed with `a` and `b`, so that neither
-/// part is lost when the other's factor is zero.
-fn event_hash(e: &Event) -> u64 {
-    let a = e.at.millis() as u64;
-    let b = u64::from(e.size) << 32 | u64::from(e.packed);
-    let m = u128::from(a ^ 0xa076_1d64_78bd_642f) * u128::from(b ^ 0xe703_7ed1_a0b4_28db);
-    (m as u64) ^ ((m >> 64) as u64) ^ a ^ b
 }
 
 #[cfg(test)]
@@ -364,10 +299,9 @@ mod tests {
         assert!(twice.contains("twice"), "{twice}");
     }
 
-    /// Disagreements that keep the log in order and its events' count, sizes and kinds,
-    /// which only the comparison of what each event says can find: two jobs of one size
-    /// trading their starts (a sum of times, or of times plus jobs, would not change),
-    /// and one end moved within its instant's neighbours.
+    /// Disagreements that keep the log in order and its events' count, sizes and kinds:
+    /// two jobs of one size trading their starts (a sum of the events' fields would not
+    /// change), and one end moved between its neighbours.
     #[test]
     fn verify_finds_disagreements_that_keep_order_and_counts() {
         let records = [
@@ -377,7 +311,6 @@ mod tests {
         ];
         let good = EventLog::of_records(&records);
         assert_eq!(good.verify(&records), Ok(()));
-        assert!(good.fingerprint_matches(&records));
         let starts: Vec<usize> = (0..good.0.len())
             .filter(|&n| good.0[n].what() == Happening::Started && good.0[n].size == 4)
             .collect();
@@ -386,7 +319,6 @@ mod tests {
         let (a, b) = (traded.0[starts[0]], traded.0[starts[1]]);
         traded.0[starts[0]] = Event::new(a.at, b.job(), a.size, Happening::Started);
         traded.0[starts[1]] = Event::new(b.at, a.job(), b.size, Happening::Started);
-        assert!(!traded.fingerprint_matches(&records));
         let e = traded.verify(&records).unwrap_err();
         assert!(e.contains("Started logged at"), "{e}");
         let mut moved = good.clone();
@@ -396,7 +328,6 @@ mod tests {
             .position(|e| e.what() == Happening::Ended)
             .unwrap();
         moved.0[end].at += Time::from_millis(1);
-        assert!(!moved.fingerprint_matches(&records));
         assert!(
             moved
                 .verify(&records)
