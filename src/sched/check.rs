@@ -263,10 +263,10 @@ fn easy_head_violations(
             continue;
         }
         // The running jobs just after the instant `became_head` (non-decreasing):
-        // started at or before it, finishing after it. Each event of a job that counts as a signed change of the busy nodes, without
-        // a branch on its kind or on whether it counts (neither is predictable). Only
-        // jobs overdue from their start (none in a valid schedule under kill) take a
-        // branch.
+        // started at or before it, finishing after it. Each event of a job that counts
+        // is a signed change of the busy nodes, without a branch on its kind or on
+        // whether it counts (neither is predictable). Only jobs overdue from their start
+        // (none in a valid schedule under kill) take a branch.
         while let Some(e) = events.get(next).filter(|e| e.at <= became_head) {
             next += 1;
             let (j, what) = (e.job() as usize, e.what());
