@@ -193,7 +193,7 @@ struct UserActivity {
 }
 
 /// The bin of queue length `q`.
-fn bin(q: u64) -> usize {
+fn queue_bin(q: u64) -> usize {
     if q < 16 {
         q as usize
     } else {
@@ -339,45 +339,38 @@ impl Sweep {
         let queue_to = before(last_start).saturating_sub(1).max(from);
         let busy_to = before(span_end).saturating_sub(1).max(queue_to);
         let intervals = events.len().saturating_sub(1);
-        let mut walk = Walk {
-            timeline: TimelineAcc::new(first, last),
-            walker: BinWalker::default(),
+        let mut timeline = TimelineAcc::new(first, last);
+        let mut histograms = Histograms {
             busy_bin: BusyBins::new(nodes),
             queue_ms: [0; 76],
             busy_ms: [0; BUSY_BINS],
-            q: 0,
-            busy: 0,
-            submissions: vec![(Time::ZERO, 0); jobs + 1],
-            n: 0,
         };
         // Before each event, the walker's bin is that of the event's time.
-        walk.walker = walk.timeline.walker(first);
-        for i in 0..from.min(intervals) {
-            walk.step::<false, false>(events, i);
-        }
-        for i in from..queue_to.min(intervals) {
-            walk.step::<true, true>(events, i);
-        }
-        for i in queue_to..busy_to.min(intervals) {
-            walk.step::<false, true>(events, i);
-        }
-        for i in busy_to..intervals {
-            walk.step::<false, false>(events, i);
-        }
+        let mut walk = Walk::at(&timeline, first);
+        let mut part = |walk: Walk, range: std::ops::Range<usize>, queue: bool, busy: bool| {
+            let range = range.start.min(intervals)..range.end.min(intervals);
+            match (queue, busy) {
+                (true, true) => {
+                    walk.steps::<true, true>(events, range, &mut timeline, &mut histograms)
+                }
+                (false, true) => {
+                    walk.steps::<false, true>(events, range, &mut timeline, &mut histograms)
+                }
+                _ => walk.steps::<false, false>(events, range, &mut timeline, &mut histograms),
+            }
+        };
+        walk = part(walk, 0..from, false, false);
+        walk = part(walk, from..queue_to, true, true);
+        walk = part(walk, queue_to..busy_to, false, true);
+        walk = part(walk, busy_to..intervals, false, false);
         if let Some(e) = events.last() {
             walk.event(e);
         }
-        let Walk {
-            mut timeline,
-            mut walker,
-            queue_ms,
-            busy_ms,
-            mut submissions,
-            n,
-            ..
-        } = walk;
-        walker.flush(&mut timeline);
-        submissions.truncate(n.min(jobs));
+        walk.flush(&mut timeline);
+        let submissions = submissions(events, jobs);
+        let Histograms {
+            queue_ms, busy_ms, ..
+        } = histograms;
         // A bin holds time exactly when some interval of positive length fell in it.
         let queue_bins = queue_ms.iter().rposition(|&ms| ms > 0).map_or(0, |b| b + 1);
         let sweep = Sweep {
@@ -400,127 +393,176 @@ impl Sweep {
     }
 }
 
-/// The state of a [`Sweep`] between events.
-struct Walk {
-    timeline: TimelineAcc,
-    walker: BinWalker,
+/// The submissions (and rejections) among `events`, in their order, at most `jobs`.
+fn submissions(events: &[Event], jobs: usize) -> Vec<(Time, JobIdx)> {
+    // Written at every event, kept (`n` moves on) at a submission: no branch on the
+    // kinds, which come in no predictable order.
+    let mut out = vec![(Time::ZERO, 0); jobs + 1];
+    let mut n = 0;
+    for e in events {
+        if let Some(slot) = out.get_mut(n) {
+            *slot = (e.at, e.job());
+        }
+        n += usize::from(matches!(
+            e.what(),
+            Happening::Submitted | Happening::Rejected
+        ));
+    }
+    out.truncate(n.min(jobs));
+    out
+}
+
+/// Event `e` as increments (queue, busy nodes per node, submitted, ended), without a
+/// branch: the kinds come in no predictable order.
+#[inline(always)]
+fn increments(e: &Event) -> (i64, i64, u64, u64) {
+    match e.what() {
+        Happening::Submitted => (1, 0, 1, 0),
+        Happening::Rejected => (0, 0, 1, 0),
+        Happening::Started => (-1, 1, 0, 0),
+        Happening::Ended => (0, -1, 0, 1),
+    }
+}
+
+/// `state` (≥ 0) held for `dt` ms (≥ 0: the events are in time order), as an exact
+/// area: one unsigned 64 × 64-bit multiplication.
+#[inline(always)]
+fn area(state: i64, dt: i64) -> u128 {
+    u128::from(state as u64) * u128::from(dt as u64)
+}
+
+/// The time-weighted histograms of a [`Sweep`].
+struct Histograms {
     busy_bin: BusyBins,
     /// Queue bins: 0..=15, then 16 + k for 2^(k+4)..2^(k+5), 76 in all for an i64.
     queue_ms: [i64; 76],
     busy_ms: [i64; BUSY_BINS],
+}
+
+/// The state of a [`Sweep`] between events, passed by value so that it stays in
+/// registers: the queue length, the busy nodes, and the timeline bin that the last
+/// interval ended in, with that bin's end and what it has gathered so far.
+#[derive(Clone, Copy)]
+struct Walk {
     q: i64,
     busy: i64,
-    /// Written at every event, kept (`n` moves on) at a submission: no branch.
-    submissions: Vec<(Time, JobIdx)>,
-    n: usize,
-}
-
-impl Walk {
-    /// Event `e` alone: the state after it, and its counts in the walker's bin.
-    #[inline(always)]
-    fn event(&mut self, e: &Event) {
-        // Each kind as increments (queue, busy nodes per node, submitted, ended),
-        // without a branch: the kinds come in no predictable order.
-        let (dq, dbusy, submitted, finished) = match e.what() {
-            Happening::Submitted => (1, 0, 1, 0),
-            Happening::Rejected => (0, 0, 1, 0),
-            Happening::Started => (-1, 1, 0, 0),
-            Happening::Ended => (0, -1, 0, 1),
-        };
-        if let Some(slot) = self.submissions.get_mut(self.n) {
-            *slot = (e.at, e.job());
-        }
-        self.n += submitted as usize;
-        self.q += dq;
-        self.busy += dbusy * i64::from(e.size);
-        self.walker.submitted += submitted;
-        self.walker.finished += finished;
-    }
-
-    /// Event `i` (not the last), then the interval to the next event, counted in the
-    /// queue-length and busy-node histograms as `QUEUE` and `BUSY` say.
-    #[inline(always)]
-    fn step<const QUEUE: bool, const BUSY: bool>(&mut self, events: &[Event], i: usize) {
-        self.event(&events[i]);
-        let (t, next) = (events[i].at.millis(), events[i + 1].at.millis());
-        let dt = next - t;
-        let (q, busy) = (self.q.max(0), self.busy.max(0));
-        if QUEUE {
-            self.queue_ms[bin(q as u64)] += dt;
-        }
-        if BUSY {
-            self.busy_ms[self.busy_bin.of(busy)] += dt;
-        }
-        // Outside the span nothing is queued or busy: it adds nothing but moves the
-        // walker.
-        self.walker.add(&mut self.timeline, t, next, q, busy);
-    }
-}
-
-/// The busy-node bin of a number of busy nodes, ⌊20·busy / nodes⌋ (at most 19), by a
-/// multiplication and shifts (Granlund & Montgomery): with k = 64 + s and
-/// `m` = ⌊2^k / nodes⌋ + 1, ⌊x·m / 2^k⌋ = ⌊x / nodes⌋ whenever x·nodes < 2^k, since the
-/// error x·(m·nodes − 2^k) / (nodes·2^k) is then below 1 / nodes. Here x = 20·busy ≤
-/// 20·nodes < 2^(2b+5) for nodes of b bits, so s = max(0, 2b + 5 − 64), which keeps m
-/// below 2^64 for nodes > 1. One node takes m = 2^64 − 1 (s = 0): x = 20 gives 19 as it
-/// should. A busy count over the platform (no schedule has one) gives bin 19.
-struct BusyBins {
-    m: u64,
-    s: u32,
-}
-
-impl BusyBins {
-    fn new(nodes: u32) -> BusyBins {
-        let nodes = u64::from(nodes.max(1));
-        let bits = 64 - nodes.leading_zeros();
-        let s = (2 * bits + 5).saturating_sub(64);
-        let m = if nodes == 1 {
-            u64::MAX
-        } else {
-            ((1u128 << (64 + s)) / u128::from(nodes) + 1) as u64
-        };
-        BusyBins { m, s }
-    }
-
-    /// The bin of `busy` (≥ 0) busy nodes.
-    #[inline]
-    fn of(&self, busy: i64) -> usize {
-        let x = busy as u64 * BUSY_BINS as u64;
-        let high = ((u128::from(x) * u128::from(self.m)) >> 64) as u64;
-        ((high >> self.s) as usize).min(BUSY_BINS - 1)
-    }
-}
-
-/// The bin of a [`TimelineAcc`] that the last interval ended in, that bin's end, and
-/// what that bin has gathered so far: intervals in time order move it forward without
-/// a division, and add to the bin's sums in registers.
-#[derive(Default)]
-struct BinWalker {
     bin: usize,
     end: i64,
     submitted: u64,
     finished: u64,
-    queue: i128,
-    busy: i128,
+    queue_area: u128,
+    busy_area: u128,
 }
 
-impl BinWalker {
-    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)` (`from` at or after
-    /// the last interval's start).
-    #[inline]
-    fn add(&mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) {
-        // Most intervals end within the walker's bin.
-        if to < self.end {
-            let dt = i128::from(to - from);
-            self.queue += i128::from(q) * dt;
-            self.busy += i128::from(busy) * dt;
-        } else {
-            self.add_across(acc, from, to, q, busy);
+impl Walk {
+    /// Nothing queued or busy, in the bin of time `t`.
+    fn at(acc: &TimelineAcc, t: i64) -> Walk {
+        let bin = acc.bin(t);
+        Walk {
+            q: 0,
+            busy: 0,
+            bin,
+            end: acc.start + (bin as i64 + 1) * acc.width,
+            submitted: 0,
+            finished: 0,
+            queue_area: 0,
+            busy_area: 0,
         }
     }
 
+    /// Event `e` alone: the state after it, and its counts in the walker's bin.
+    fn event(&mut self, e: &Event) {
+        let (dq, dbusy, submitted, finished) = increments(e);
+        self.q += dq;
+        self.busy += dbusy * i64::from(e.size);
+        self.submitted += submitted;
+        self.finished += finished;
+    }
+
+    /// Events `range` (none the last), each with the interval to the next event,
+    /// counted in the queue-length and busy-node histograms as `QUEUE` and `BUSY` say.
+    /// The state is copied into locals for the loop: the fields of `self`, which is
+    /// passed by reference underneath, would be read and written in memory at every
+    /// event.
+    fn steps<const QUEUE: bool, const BUSY: bool>(
+        self,
+        events: &[Event],
+        range: std::ops::Range<usize>,
+        acc: &mut TimelineAcc,
+        h: &mut Histograms,
+    ) -> Walk {
+        let Some(pairs) = events.get(range.start..range.end + 1) else {
+            return self;
+        };
+        let Walk {
+            mut q,
+            mut busy,
+            mut bin,
+            mut end,
+            mut submitted,
+            mut finished,
+            mut queue_area,
+            mut busy_area,
+        } = self;
+        for pair in pairs.windows(2) {
+            let (e, t, next) = (&pair[0], pair[0].at.millis(), pair[1].at.millis());
+            let (dq, dbusy, sub, fin) = increments(e);
+            q += dq;
+            busy += dbusy * i64::from(e.size);
+            submitted += sub;
+            finished += fin;
+            let dt = next - t;
+            let (q, busy) = (q.max(0), busy.max(0));
+            if QUEUE {
+                h.queue_ms[queue_bin(q as u64)] += dt;
+            }
+            if BUSY {
+                h.busy_ms[h.busy_bin.of(busy)] += dt;
+            }
+            // Outside the span nothing is queued or busy: it adds nothing but moves the
+            // walker. Most intervals end within the walker's bin.
+            if next < end {
+                queue_area += area(q, dt);
+                busy_area += area(busy, dt);
+            } else {
+                let w = Walk {
+                    q,
+                    busy,
+                    bin,
+                    end,
+                    submitted,
+                    finished,
+                    queue_area,
+                    busy_area,
+                }
+                .across(acc, t, next, q, busy);
+                (bin, end, submitted, finished, queue_area, busy_area) = (
+                    w.bin,
+                    w.end,
+                    w.submitted,
+                    w.finished,
+                    w.queue_area,
+                    w.busy_area,
+                );
+            }
+        }
+        Walk {
+            q,
+            busy,
+            bin,
+            end,
+            submitted,
+            finished,
+            queue_area,
+            busy_area,
+        }
+    }
+
+    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)`, which reaches the
+    /// end of the walker's bin.
     #[cold]
-    fn add_across(&mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) {
+    #[inline(never)]
+    fn across(mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) -> Walk {
         let last = acc.queue.len().saturating_sub(1);
         let mut t = from;
         while t < to {
@@ -530,9 +572,8 @@ impl BinWalker {
             } else {
                 self.end.min(to)
             };
-            let dt = i128::from(end - t);
-            self.queue += i128::from(q) * dt;
-            self.busy += i128::from(busy) * dt;
+            self.queue_area += area(q, end - t);
+            self.busy_area += area(busy, end - t);
             t = end;
             if t == self.end && self.bin < last {
                 self.flush(acc);
@@ -540,6 +581,7 @@ impl BinWalker {
                 self.end += acc.width;
             }
         }
+        self
     }
 
     /// Moves what the walker's bin gathered into the timeline.
@@ -547,9 +589,67 @@ impl BinWalker {
         if let Some(s) = acc.submitted.get_mut(self.bin) {
             *s += std::mem::take(&mut self.submitted);
             acc.finished[self.bin] += std::mem::take(&mut self.finished);
-            acc.queue[self.bin] += std::mem::take(&mut self.queue);
-            acc.busy[self.bin] += std::mem::take(&mut self.busy);
+            acc.queue[self.bin] += std::mem::take(&mut self.queue_area);
+            acc.busy[self.bin] += std::mem::take(&mut self.busy_area);
         }
+    }
+}
+
+/// The busy-node bin of a number of busy nodes, ⌊20·busy / nodes⌋ (at most 19): looked
+/// up in a table of the platform's bins up to [`BusyBins::TABLE`] nodes, computed by a
+/// multiplication and shifts on larger ones (Granlund & Montgomery): with k = 64 + s and
+/// `m` = ⌊2^k / nodes⌋ + 1, ⌊x·m / 2^k⌋ = ⌊x / nodes⌋ whenever x·nodes < 2^k, since the
+/// error x·(m·nodes − 2^k) / (nodes·2^k) is then below 1 / nodes. Here x = 20·busy ≤
+/// 20·nodes < 2^(2b+5) for nodes of b bits, so s = max(0, 2b + 5 − 64), which keeps m
+/// below 2^64 for nodes > 1. One node takes m = 2^64 − 1 (s = 0): x = 20 gives 19 as it
+/// should. A busy count over the platform (no schedule has one) gives bin 19.
+struct BusyBins {
+    /// The bin of each busy count from 0 to the node count (empty on larger platforms).
+    table: Vec<u8>,
+    m: u64,
+    s: u32,
+}
+
+impl BusyBins {
+    /// The largest platform whose bins are tabled (a table of at most 1 MiB).
+    const TABLE: u32 = 1 << 20;
+
+    fn new(nodes: u32) -> BusyBins {
+        let n = u64::from(nodes.max(1));
+        let bits = 64 - n.leading_zeros();
+        let s = (2 * bits + 5).saturating_sub(64);
+        let m = if n == 1 {
+            u64::MAX
+        } else {
+            ((1u128 << (64 + s)) / u128::from(n) + 1) as u64
+        };
+        let mut bins = BusyBins {
+            table: Vec::new(),
+            m,
+            s,
+        };
+        if nodes <= Self::TABLE {
+            bins.table = (0..=n)
+                .map(|busy| bins.computed(busy as i64) as u8)
+                .collect();
+        }
+        bins
+    }
+
+    /// The bin of `busy` (≥ 0) busy nodes.
+    #[inline]
+    fn of(&self, busy: i64) -> usize {
+        match self.table.get(busy as usize) {
+            Some(&b) => usize::from(b),
+            None => self.computed(busy),
+        }
+    }
+
+    #[inline]
+    fn computed(&self, busy: i64) -> usize {
+        let x = busy as u64 * BUSY_BINS as u64;
+        let high = ((u128::from(x) * u128::from(self.m)) >> 64) as u64;
+        ((high >> self.s) as usize).min(BUSY_BINS - 1)
     }
 }
 
@@ -559,8 +659,8 @@ struct TimelineAcc {
     width: i64,
     submitted: Vec<u64>,
     finished: Vec<u64>,
-    queue: Vec<i128>,
-    busy: Vec<i128>,
+    queue: Vec<u128>,
+    busy: Vec<u128>,
 }
 
 impl TimelineAcc {
@@ -594,22 +694,9 @@ impl TimelineAcc {
         ((d / self.width) as usize).min(self.submitted.len().saturating_sub(1))
     }
 
-    /// A cursor over the bins from time `t` on, for intervals given in time order.
-    fn walker(&self, t: i64) -> BinWalker {
-        let b = self.bin(t);
-        BinWalker {
-            bin: b,
-            end: self.start + (b as i64 + 1) * self.width,
-            submitted: 0,
-            finished: 0,
-            queue: 0,
-            busy: 0,
-        }
-    }
-
     fn finish(self) -> Timeline {
         let w = self.width as f64;
-        let mean = |v: Vec<i128>| -> Vec<f64> {
+        let mean = |v: Vec<u128>| -> Vec<f64> {
             v.into_iter()
                 .map(|a| (a as f64 / w * 1000.0).round() / 1000.0)
                 .collect()
@@ -893,8 +980,8 @@ mod tests {
         assert_eq!(b.finish().total(), 0);
     }
 
-    /// The busy-node bin by multiplication is the exact quotient's, on platforms of 1
-    /// to 2^32 − 1 nodes, at every busy count near a bin edge.
+    /// The busy-node bin, tabled or by multiplication, is the exact quotient's, on
+    /// platforms of 1 to 2^32 − 1 nodes, at every busy count near a bin edge.
     #[test]
     fn busy_bins_are_exact_quotients() {
         for nodes in [
@@ -917,16 +1004,23 @@ mod tests {
                 for busy in (edge - 2..=edge + 2).filter(|b| (0..=n).contains(b)) {
                     let want = ((busy * 20) / n).min(19) as usize;
                     assert_eq!(bins.of(busy), want, "{busy} of {nodes}");
+                    assert_eq!(bins.computed(busy), want, "{busy} of {nodes}");
                 }
             }
-            assert_eq!(bins.of(n + 1), 19);
+            assert_eq!((bins.of(n + 1), bins.computed(n + 1)), (19, 19));
         }
     }
 
     #[test]
     fn queue_bins_double_past_fifteen() {
         assert_eq!(
-            (bin(15), bin(16), bin(31), bin(32), bin(1000)),
+            (
+                queue_bin(15),
+                queue_bin(16),
+                queue_bin(31),
+                queue_bin(32),
+                queue_bin(1000)
+            ),
             (15, 16, 16, 17, 21)
         );
         assert_eq!(bin_range(16), (16, 31));
