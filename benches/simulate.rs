@@ -277,11 +277,15 @@ fn shaking(c: &mut Criterion) {
 }
 
 /// The per-run summaries for figures against the run that computes them: a whole EASY
-/// run as a campaign runs it (summaries included), and the summaries alone on that
-/// run's records, on SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826 jobs). Target: the
-/// summaries cost at most 5 % of the run.
+/// run as a campaign runs it (summaries included); the summaries on that run's records,
+/// apart from the distributions over its jobs; and the metrics' pass over the records
+/// alone and with those distributions. On SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826
+/// jobs). The summaries cost `summary-only` plus the difference of the two metrics
+/// benches; target: at most 5 % of the run.
 fn summaries(c: &mut Criterion) {
-    use campaign::metrics::{RunSummary, SummaryInput, lateness_by_user};
+    use campaign::metrics::{
+        JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, lateness_by_user,
+    };
     use campaign::run::{RunOptions, run};
     for (name, nodes) in [
         ("SDSC-SP2-1998-4.2-cln", 128),
@@ -301,20 +305,30 @@ fn summaries(c: &mut Criterion) {
             b.iter(|| run(black_box(&w), &options).unwrap())
         });
         let result = run(&w, &options).unwrap();
+        let records = &result.output.records;
         let users: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
         let submits: Vec<_> = w.jobs().iter().map(|j| j.submit).collect();
         let lateness = lateness_by_user(&users, &submits, &submits);
         let calendar = Calendar::of(&w.header).ok();
+        let jobs = JobSummaries::with_metrics(records, nodes, &users, calendar.as_ref()).1;
         group.bench_function("summary-only/easy", |b| {
             b.iter(|| {
                 RunSummary::of(SummaryInput {
-                    records: black_box(&result.output.records),
+                    jobs: black_box(jobs.clone()),
                     events: &result.output.events,
                     users: &users,
                     lateness: &lateness,
                     nodes,
                     calendar: calendar.as_ref(),
                 })
+            })
+        });
+        group.bench_function("metrics/easy", |b| {
+            b.iter(|| SchedulingMetrics::of(black_box(records), nodes))
+        });
+        group.bench_function("metrics-and-summaries/easy", |b| {
+            b.iter(|| {
+                JobSummaries::with_metrics(black_box(records), nodes, &users, calendar.as_ref())
             })
         });
         group.finish();

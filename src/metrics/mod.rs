@@ -13,8 +13,8 @@ pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 pub use summary::{
-    BUSY_BINS, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary, SummaryInput,
-    TIMELINE_BINS, Timeline, UserSummary,
+    BUSY_BINS, JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,
+    SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
 };
 
 /// Reads back a float that JSON wrote as `null` because it was NaN.

@@ -56,6 +56,19 @@ pub struct SchedulingMetrics {
 impl SchedulingMetrics {
     /// The metrics of the records of one simulation on `nodes` nodes.
     pub fn of(records: &[JobRecord], nodes: u32) -> SchedulingMetrics {
+        SchedulingMetrics::of_each(records, nodes, |_, _| (), |_, _| ())
+    }
+
+    /// [`SchedulingMetrics::of`], calling, in the same pass over the records and in
+    /// their order, `submitted(index, submit)` for every job and `ran(wait_s,
+    /// bounded_slowdown)` for every job that ran.
+    #[inline]
+    pub fn of_each(
+        records: &[JobRecord],
+        nodes: u32,
+        mut submitted: impl FnMut(usize, Time),
+        mut ran: impl FnMut(f64, f64),
+    ) -> SchedulingMetrics {
         let mut jobs = JobCounts {
             total: records.len(),
             ..JobCounts::default()
@@ -65,7 +78,8 @@ impl SchedulingMetrics {
             (Time::from_millis(i64::MAX), Time::from_millis(i64::MIN));
         let (mut turnaround, mut bsld, mut busy) = (0.0, 0.0, 0.0);
         let (mut slowdown, mut slowdown_jobs) = (0.0, 0usize);
-        for r in records {
+        for (i, r) in records.iter().enumerate() {
+            submitted(i, r.submit);
             match r.state {
                 JobState::Completed => jobs.completed += 1,
                 JobState::Killed => jobs.killed += 1,
@@ -80,7 +94,9 @@ impl SchedulingMetrics {
             let run = (finish - start).as_secs_f64();
             waits.push(wait);
             turnaround += wait + run;
-            bsld += ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
+            let bounded = ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
+            bsld += bounded;
+            ran(wait, bounded);
             if run > 0.0 {
                 slowdown += (wait + run) / run;
                 slowdown_jobs += 1;

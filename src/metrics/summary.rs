@@ -7,11 +7,11 @@
 //! 10–25 KB of JSON in a cache entry.
 
 use super::users::UserSlots;
-use crate::metrics::{BSLD_TAU, UserLateness};
+use crate::metrics::{SchedulingMetrics, UserLateness};
 use crate::quantile::quantile_sorted;
 use crate::sim::{Event, EventLog, Happening, JobIdx, JobRecord};
 use crate::time::Time;
-use crate::workload::Calendar;
+use crate::workload::{Calendar, LocalClock};
 use serde::{Deserialize, Serialize};
 
 /// At most this many bins in a [`Timeline`].
@@ -101,68 +101,74 @@ impl LogHistogram {
     }
 }
 
-/// Fills [`LogHistogram`]s: bin `i` holds `edge(i) ≤ x < edge(i + 1)`. A binade
-/// `[2^e, 2^(e+1))` spans 8·log10 2 = 2.41 bins, so it meets at most four: a table gives
-/// the bin of `2^e`, and three comparisons with the next edges, without a branch, settle
-/// the value's bin. No logarithm per value and no misprediction on values in random
-/// order.
+/// Fills [`LogHistogram`]s: bin `i` holds `edge(i) ≤ x < edge(i + 1)`. Positive
+/// values order as their bits do, and the top 16 bits (sign, exponent and the
+/// mantissa's top 4 bits) cut each binade `[2^e, 2^(e+1))` in 16 parts, each spanning a
+/// ratio of at most 17/16, less than the 10^(1/8) = 1.33 between two edges: a part
+/// meets at most one edge. [`LOG_BINS`] gives the bin of each part's lowest value, and
+/// one comparison of the value's bits with the next edge's settles its bin: no
+/// logarithm per value, and no branch to mispredict on values in random order (waits
+/// of 0 s among long ones take the bin of values below 1 the same way).
 struct LogBinner {
-    /// `edges[i]` = edge(i), then +∞ past the last bin.
-    edges: [f64; LogHistogram::LAST + 4],
-    /// By binary exponent (0 for 1 ≤ x < 2, …): the bin of 2^e.
-    base: [u8; 64],
-    below: u64,
-    counts: [u64; LogHistogram::LAST + 1],
+    /// The bins, then the values below 1 ([`LogBinner::BELOW`]).
+    counts: [u64; LogHistogram::LAST + 2],
 }
 
+/// The tables of [`LogBinner`], made once.
+struct LogBins {
+    /// By the top 16 bits of a value: the bin of the part's lowest value
+    /// ([`LogBinner::BELOW`] below 1, negative values included).
+    part: Box<[u8; 1 << 16]>,
+    /// The bits of `edge(i)`, then `u64::MAX` past the last bin and past the bin below
+    /// 1 (no value's bits reach it but NaN's, which are left out).
+    edges: [u64; LogHistogram::LAST + 3],
+}
+
+static LOG_BINS: std::sync::LazyLock<LogBins> = std::sync::LazyLock::new(|| {
+    let mut edges = [u64::MAX; LogHistogram::LAST + 3];
+    for (i, e) in edges.iter_mut().enumerate().take(LogHistogram::LAST + 1) {
+        *e = LogHistogram::edge(i).to_bits();
+    }
+    let mut part = Box::new([0u8; 1 << 16]);
+    for (key, b) in part.iter_mut().enumerate() {
+        let low = f64::from_bits((key as u64) << 48);
+        *b = if low.is_sign_negative() || low < 1.0 {
+            LogBinner::BELOW as u8
+        } else {
+            let above = edges[..=LogHistogram::LAST].partition_point(|&e| f64::from_bits(e) <= low);
+            above.saturating_sub(1).min(LogHistogram::LAST) as u8
+        };
+    }
+    LogBins { part, edges }
+});
+
 impl LogBinner {
+    const BELOW: usize = LogHistogram::LAST + 1;
+
     fn new() -> LogBinner {
-        let mut edges = [f64::INFINITY; LogHistogram::LAST + 4];
-        for (i, e) in edges.iter_mut().enumerate().take(LogHistogram::LAST + 1) {
-            *e = LogHistogram::edge(i);
-        }
-        let mut base = [0u8; 64];
-        for (e, b) in base.iter_mut().enumerate() {
-            let x = 2f64.powi(e as i32);
-            *b = (edges.partition_point(|&edge| edge <= x) - 1) as u8;
-        }
         LogBinner {
-            edges,
-            base,
-            below: 0,
-            counts: [0; LogHistogram::LAST + 1],
+            counts: [0; LogHistogram::LAST + 2],
         }
     }
 
+    /// Counts `x` (NaN is left out).
     #[inline]
     fn add(&mut self, x: f64) {
         if x.is_nan() {
             return;
         }
-        if x < 1.0 {
-            self.below += 1;
-            return;
-        }
-        // Values from 2^63 on (and +∞) take the last bin, as every value from 10^12 does.
-        let y = x.min(9.2e18);
-        let e = (((y.to_bits() >> 52) & 0x7ff) - 1023) as usize;
-        let base = usize::from(self.base[e & 63]);
-        let up = (1..=3)
-            .map(|k| usize::from(y >= self.edges[(base + k).min(LogHistogram::LAST + 3)]))
-            .sum::<usize>();
-        self.counts[(base + up).min(LogHistogram::LAST)] += 1;
+        let (bits, bins) = (x.to_bits(), &*LOG_BINS);
+        let low = usize::from(bins.part[(bits >> 48) as usize]);
+        self.counts[low + usize::from(bits >= bins.edges[low + 1])] += 1;
     }
 
     /// The histogram of the values added (trailing empty bins left out).
     fn finish(&self) -> LogHistogram {
-        let used = self
-            .counts
-            .iter()
-            .rposition(|&n| n > 0)
-            .map_or(0, |i| i + 1);
+        let counts = &self.counts[..Self::BELOW];
+        let used = counts.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
         LogHistogram {
-            below: self.below,
-            counts: self.counts[..used].to_vec(),
+            below: self.counts[Self::BELOW],
+            counts: counts[..used].to_vec(),
         }
     }
 }
@@ -210,10 +216,59 @@ fn bin_range(b: usize) -> (u64, u64) {
     }
 }
 
+/// What a [`RunSummary`] takes from the metrics' pass over a schedule's records: the
+/// distributions of the wait times and bounded slowdowns of the jobs that ran; and the
+/// jobs per local hour of the week and each user's activity, unless some user's
+/// submissions came out of time order in the records (replay models that move
+/// submissions), in which case the summary takes them from the log.
+#[derive(Clone, Debug)]
+pub struct JobSummaries {
+    wait_s: LogHistogram,
+    bounded_slowdown: LogHistogram,
+    by_submission: Option<(Option<Vec<u64>>, Vec<UserActivity>)>,
+}
+
+impl JobSummaries {
+    /// The metrics of `records` on `nodes` nodes and, from the same pass, their
+    /// [`JobSummaries`]; `users` holds each record's user, and `calendar` gives local
+    /// hours (none without it).
+    pub fn with_metrics(
+        records: &[JobRecord],
+        nodes: u32,
+        users: &[i64],
+        calendar: Option<&Calendar>,
+    ) -> (SchedulingMetrics, JobSummaries) {
+        let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
+        let mut by = BySubmission::new(users, calendar);
+        let mut in_order = true;
+        let metrics = SchedulingMetrics::of_each(
+            records,
+            nodes,
+            // Once out of order, the log will be needed: the rest is not gathered.
+            |i, t| {
+                if in_order {
+                    in_order = by.add(users.get(i).copied().unwrap_or(-1), t);
+                }
+            },
+            |wait, bounded| {
+                wait_s.add(wait);
+                bounded_slowdown.add(bounded);
+            },
+        );
+        let jobs = JobSummaries {
+            wait_s: wait_s.finish(),
+            bounded_slowdown: bounded_slowdown.finish(),
+            by_submission: in_order.then(|| by.finish()),
+        };
+        (metrics, jobs)
+    }
+}
+
 /// What a summary is made from: one simulated schedule.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SummaryInput<'a> {
-    pub records: &'a [JobRecord],
+    /// What the metrics' pass gathered.
+    pub jobs: JobSummaries,
     /// The schedule's events in time order (the simulator's log).
     pub events: &'a EventLog,
     /// Each record's user (same order).
@@ -230,24 +285,27 @@ impl RunSummary {
     /// The summary of one schedule.
     pub fn of(input: SummaryInput<'_>) -> RunSummary {
         let SummaryInput {
-            records,
+            jobs:
+                JobSummaries {
+                    wait_s,
+                    bounded_slowdown,
+                    by_submission,
+                },
             events,
             users,
             lateness,
             nodes,
             calendar,
         } = input;
-        let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
-        for r in records {
-            if let (Some(start), Some(finish)) = (r.start, r.finish) {
-                let wait = (start - r.submit).as_secs_f64();
-                let run = (finish - start).as_secs_f64();
-                wait_s.add(wait);
-                bounded_slowdown.add(((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0));
+        let sweep = Sweep::of(events, nodes);
+        let (hour_of_week, activity) = by_submission.unwrap_or_else(|| {
+            // In time order every user's submissions are.
+            let mut by = BySubmission::new(users, calendar);
+            for (t, job) in submissions(events.events(), users.len()) {
+                by.add(users[job as usize], t);
             }
-        }
-        let (sweep, submissions) = Sweep::of(events, users.len(), nodes);
-        let (hour_of_week, activity) = by_submission(&submissions, users, calendar);
+            by.finish()
+        });
         let users = UserSummary {
             count: activity.len() as u64,
             jobs: percentiles(activity.iter().map(|a| a.jobs as f64).collect()),
@@ -266,8 +324,8 @@ impl RunSummary {
             queue_length: sweep.queue,
             busy_nodes: sweep.busy,
             timeline: sweep.timeline,
-            wait_s: wait_s.finish(),
-            bounded_slowdown: bounded_slowdown.finish(),
+            wait_s,
+            bounded_slowdown,
             users,
         }
     }
@@ -277,7 +335,7 @@ impl RunSummary {
     /// The summary of a schedule of no job.
     pub fn empty() -> RunSummary {
         RunSummary::of(SummaryInput {
-            records: &[],
+            jobs: JobSummaries::with_metrics(&[], 1, &[], None).1,
             events: &EventLog::default(),
             users: &[],
             lateness: &[],
@@ -315,7 +373,7 @@ impl Sweep {
     /// order, and the loop tests nothing at the end of an instant. The submissions
     /// (rejections included) of the `jobs` jobs are also collected, in time order, for
     /// [`by_submission`].
-    fn of(log: &EventLog, jobs: usize, nodes: u32) -> (Sweep, Vec<(Time, JobIdx)>) {
+    fn of(log: &EventLog, nodes: u32) -> Sweep {
         let events = log.events();
         let first = events.first().map_or(i64::MAX, |e| e.at.millis());
         let last = events.last().map_or(i64::MIN, |e| e.at.millis());
@@ -367,13 +425,12 @@ impl Sweep {
             walk.event(e);
         }
         walk.flush(&mut timeline);
-        let submissions = submissions(events, jobs);
         let Histograms {
             queue_ms, busy_ms, ..
         } = histograms;
         // A bin holds time exactly when some interval of positive length fell in it.
         let queue_bins = queue_ms.iter().rposition(|&ms| ms > 0).map_or(0, |b| b + 1);
-        let sweep = Sweep {
+        Sweep {
             queue: queue_ms[..queue_bins]
                 .iter()
                 .enumerate()
@@ -388,8 +445,7 @@ impl Sweep {
                 .collect(),
             busy: busy_ms.iter().map(|&ms| ms as f64 / 1000.0).collect(),
             timeline: timeline.finish(),
-        };
-        (sweep, submissions)
+        }
     }
 }
 
@@ -712,61 +768,84 @@ impl TimelineAcc {
     }
 }
 
-/// One pass over the submissions (and rejections) in time order, so that the
-/// calendar's offset lookups are reused: jobs per local hour of the week (`None`
-/// without a calendar) and each user's activity (in no particular order).
-fn by_submission(
-    submissions: &[(Time, JobIdx)],
-    users: &[i64],
-    calendar: Option<&Calendar>,
-) -> (Option<Vec<u64>>, Vec<UserActivity>) {
-    let mut clock = calendar.map(Calendar::clock);
-    let mut hours = clock.as_ref().map(|_| vec![0u64; 168]);
-    /// A user's state: jobs, active days, first and last submission, last active day.
-    struct Acc {
-        jobs: u64,
-        active_days: u64,
-        first: Time,
-        last: Time,
-        last_day: i64,
+/// Jobs per local hour of the week and each user's activity, gathered one submission
+/// (or rejection) at a time.
+struct BySubmission<'a> {
+    /// Local hours and days, from a clock that keeps the day of the last lookup.
+    clock: Option<LocalClock<'a>>,
+    hours: [u64; 168],
+    slots: UserSlots,
+    accs: Vec<UserAcc>,
+}
+
+/// A user's submissions so far: jobs, active days, first and last submission, last
+/// active day.
+struct UserAcc {
+    jobs: u64,
+    active_days: u64,
+    first: Time,
+    last: Time,
+    last_day: i64,
+}
+
+impl<'a> BySubmission<'a> {
+    fn new(users: &[i64], calendar: Option<&'a Calendar>) -> BySubmission<'a> {
+        BySubmission {
+            clock: calendar.map(Calendar::clock),
+            hours: [0; 168],
+            slots: UserSlots::for_users(users),
+            accs: Vec::new(),
+        }
     }
-    let mut accs: Vec<Acc> = Vec::new();
-    let mut slots = UserSlots::for_users(users);
-    for &(t, job) in submissions {
-        let user = users[job as usize];
-        let d = match (&mut clock, &mut hours) {
-            (Some(c), Some(h)) => {
-                let (hour, day) = c.hour_and_day(t);
-                h[usize::from(hour)] += 1;
+
+    /// A submission by `user` at `t`; false if the user submitted later before.
+    #[inline(always)]
+    fn add(&mut self, user: i64, t: Time) -> bool {
+        // The hour without a branch: submissions change hours in no predictable way;
+        // days seldom.
+        let day = match &mut self.clock {
+            Some(clock) => {
+                let (hour, day) = clock.hour_and_day(t);
+                self.hours[usize::from(hour)] += 1;
                 day
             }
-            _ => t.millis().div_euclid(DAY_MS),
+            // Days of 24 h from the trace's time 0.
+            None => t.millis().div_euclid(DAY_MS),
         };
-        let (slot, fresh) = slots.slot(user);
+        let (slot, fresh) = self.slots.slot(user);
         if fresh {
-            accs.push(Acc {
+            self.accs.push(UserAcc {
                 jobs: 0,
                 active_days: 1,
                 first: t,
                 last: t,
-                last_day: d,
+                last_day: day,
             });
         }
-        let a = &mut accs[slot];
+        let a = &mut self.accs[slot];
+        let in_order = t >= a.last;
         a.jobs += 1;
         a.last = t;
-        a.active_days += u64::from(a.last_day != d);
-        a.last_day = d;
+        a.active_days += u64::from(a.last_day != day);
+        a.last_day = day;
+        in_order
     }
-    let activity = accs
-        .into_iter()
-        .map(|a| UserActivity {
-            jobs: a.jobs,
-            activity_s: (a.last - a.first).as_secs_f64(),
-            active_days: a.active_days,
-        })
-        .collect();
-    (hours, activity)
+
+    /// Jobs per hour of the week (`None` without a calendar) and each user's activity
+    /// (in no particular order).
+    fn finish(self) -> (Option<Vec<u64>>, Vec<UserActivity>) {
+        let hours = self.clock.is_some().then(|| self.hours.to_vec());
+        let activity = self
+            .accs
+            .into_iter()
+            .map(|a| UserActivity {
+                jobs: a.jobs,
+                activity_s: (a.last - a.first).as_secs_f64(),
+                active_days: a.active_days,
+            })
+            .collect();
+        (hours, activity)
+    }
 }
 
 #[cfg(test)]
@@ -796,7 +875,7 @@ mod tests {
 
     fn summary(records: &[JobRecord], users: &[i64], nodes: u32) -> RunSummary {
         RunSummary::of(SummaryInput {
-            records,
+            jobs: JobSummaries::with_metrics(records, nodes, users, None).1,
             events: &EventLog::of_records(records),
             users,
             lateness: &[],
@@ -831,7 +910,7 @@ mod tests {
             })
             .collect();
         let s = RunSummary::of(SummaryInput {
-            records: &records,
+            jobs: JobSummaries::with_metrics(&records, 2, &[1, 1, 2], Some(&calendar)).1,
             events: &EventLog::of_records(&records),
             users: &[1, 1, 2],
             lateness: &lateness,
@@ -934,6 +1013,42 @@ mod tests {
         assert_eq!((s.wait_s.total(), s.bounded_slowdown.total()), (0, 0));
     }
 
+    /// A user whose jobs were submitted out of record order (as replay with feedback
+    /// may do): the metrics' pass sees it and leaves the users to the log, which gives
+    /// the same activity as in order. By hand: user 1 submits at 50 s, 100 s (day 0) and
+    /// 86 400 s (day 1), recorded in the order 100, 50, 86 400: 3 jobs over 86 350 s,
+    /// 2 active days; user 2 one job.
+    #[test]
+    fn users_out_of_record_order() {
+        let records = [
+            record(100, Some(100)),
+            record(50, Some(60)),
+            record(86_400, Some(86_400)),
+            record(70, Some(80)),
+        ];
+        let users = [1, 1, 1, 2];
+        let (_, jobs) = JobSummaries::with_metrics(&records, 1, &users, None);
+        assert!(jobs.by_submission.is_none());
+        let s = summary(&records, &users, 1);
+        assert_eq!(s.users.count, 2);
+        assert_eq!((s.users.jobs[0], s.users.jobs[100]), (1.0, 3.0));
+        assert_eq!(
+            (s.users.activity_s[0], s.users.activity_s[100]),
+            (0.0, 86_350.0)
+        );
+        assert_eq!(
+            (s.users.active_days[0], s.users.active_days[100]),
+            (1.0, 2.0)
+        );
+        // In record order, the same users come from the metrics' pass.
+        let mut sorted = records;
+        sorted.sort_by_key(|r| r.submit);
+        let users = [1, 2, 1, 1];
+        let (_, jobs) = JobSummaries::with_metrics(&sorted, 1, &users, None);
+        assert!(jobs.by_submission.is_some());
+        assert_eq!(summary(&sorted, &users, 1).users, s.users);
+    }
+
     /// A schedule of 1 000 days has 500 bins of 2 days; of 2 000 days, 500 of 4 days.
     #[test]
     fn timeline_bins_widen_to_stay_bounded() {
@@ -975,6 +1090,16 @@ mod tests {
             (bin_of(0.0), bin_of(1e300)),
             (None, Some(LogHistogram::LAST))
         );
+        for below in [
+            -0.0,
+            -5.0,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            1f64.next_down(),
+        ] {
+            assert_eq!(bin_of(below), None, "{below}");
+        }
+        assert_eq!(bin_of(f64::INFINITY), Some(LogHistogram::LAST));
         let mut b = LogBinner::new();
         b.add(f64::NAN);
         assert_eq!(b.finish().total(), 0);

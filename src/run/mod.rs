@@ -13,7 +13,8 @@ mod description;
 pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, Simulation};
 
 use crate::metrics::{
-    Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, lateness, lateness_by_user,
+    JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, lateness,
+    lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -188,10 +189,16 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         replay.as_mut(),
         options.time_limit,
     )?;
-    let metrics = SchedulingMetrics::of(&output.records, platform.nodes);
+    let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
+    // A workload without a calendar (header fields) has no hour-of-week summary.
+    let (metrics, per_job) = JobSummaries::with_metrics(
+        &output.records,
+        platform.nodes,
+        &users,
+        calendar.as_ref().ok(),
+    );
     let recorded: Vec<_> = workload.jobs().iter().map(|j| j.submit).collect();
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
-    let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
     let violations = options.check.then(|| {
         check(
             &output.records,
@@ -202,9 +209,8 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         )
     });
     let user_lateness = lateness_by_user(&users, &recorded, &replayed);
-    // A workload without a calendar (header fields) has no hour-of-week summary.
     let summary = RunSummary::of(SummaryInput {
-        records: &output.records,
+        jobs: per_job,
         events: &output.events,
         users: &users,
         lateness: &user_lateness,
