@@ -271,11 +271,13 @@ pub struct SummaryInput<'a> {
     pub jobs: JobSummaries,
     /// The schedule's events in time order (the simulator's log).
     pub events: &'a EventLog,
-    /// Each record's user (same order).
+    /// Each record's user (same order), for the users' activity when the metrics' pass
+    /// left it to the log.
     pub users: &'a [i64],
     /// Each user's lateness, in increasing user id order.
     pub lateness: &'a [UserLateness],
     pub nodes: u32,
+    /// Local hours and days (as given to the metrics' pass).
     pub calendar: Option<&'a Calendar>,
 }
 
@@ -370,9 +372,7 @@ impl Sweep {
     /// last. Each event opens an interval up to the next event's time: between two
     /// events of one instant it lasts 0 ms and adds nothing, so the time-weighted
     /// results are those of the state after each instant's events, whatever their
-    /// order, and the loop tests nothing at the end of an instant. The submissions
-    /// (rejections included) of the `jobs` jobs are also collected, in time order, for
-    /// [`by_submission`].
+    /// order, and the loop tests nothing at the end of an instant.
     fn of(log: &EventLog, nodes: u32) -> Sweep {
         let events = log.events();
         let first = events.first().map_or(i64::MAX, |e| e.at.millis());
