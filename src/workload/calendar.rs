@@ -110,7 +110,7 @@ impl Calendar {
             offset: 0,
             day_from: 0,
             day_until: 0,
-            day_start_s: 0,
+            day_start_ms: 0,
             week_hour: 0,
             day: 0,
         }
@@ -139,11 +139,11 @@ pub struct LocalClock<'a> {
     until: i64,
     offset: i64,
     /// The local day of the last lookup, `day`, holds for Unix milliseconds in
-    /// `day_from..day_until`; it started at Unix second `day_start_s`, on the local
-    /// hour of the week `week_hour`.
+    /// `day_from..day_until`; it started at Unix millisecond `day_start_ms` (a whole
+    /// second), on the local hour of the week `week_hour`.
     day_from: i64,
     day_until: i64,
-    day_start_s: i64,
+    day_start_ms: i64,
     week_hour: i64,
     day: i64,
 }
@@ -176,7 +176,9 @@ impl LocalClock<'_> {
     pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
         let ms = self.calendar.unix_start_ms.saturating_add(t.millis());
         if (self.day_from..self.day_until).contains(&ms) {
-            let hour = (ms.div_euclid(1000) - self.day_start_s) / 3_600;
+            // ⌊(⌊ms / 1000⌋ − start_s) / 3 600⌋ = ⌊(ms − 1000·start_s) / 3 600 000⌋, and
+            // the day holds only from its start on: one unsigned division.
+            let hour = ((ms - self.day_start_ms) as u64 / 3_600_000) as i64;
             return ((self.week_hour + hour) as u8, self.day);
         }
         self.look_up_day(t, ms)
@@ -197,7 +199,7 @@ impl LocalClock<'_> {
             let start_s = day * 86_400 - self.offset;
             self.day_from = (start_s * 1000).max(self.from);
             self.day_until = (start_s * 1000 + 86_400_000).min(self.until);
-            (self.day_start_s, self.week_hour, self.day) = (start_s, week_hour, day);
+            (self.day_start_ms, self.week_hour, self.day) = (start_s * 1000, week_hour, day);
         }
         ((week_hour + s.rem_euclid(86_400) / 3_600) as u8, day)
     }
