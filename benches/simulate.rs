@@ -316,10 +316,8 @@ fn summaries(c: &mut Criterion) {
                 RunSummary::of(SummaryInput {
                     jobs: black_box(jobs.clone()),
                     events: &result.output.events,
-                    users: &users,
                     lateness: &lateness,
                     nodes,
-                    calendar: calendar.as_ref(),
                 })
             })
         });

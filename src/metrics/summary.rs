@@ -222,22 +222,25 @@ fn bin_range(b: usize) -> (u64, u64) {
 /// submissions came out of time order in the records (replay models that move
 /// submissions), in which case the summary takes them from the log.
 #[derive(Clone, Debug)]
-pub struct JobSummaries {
+pub struct JobSummaries<'a> {
     wait_s: LogHistogram,
     bounded_slowdown: LogHistogram,
     by_submission: Option<(Option<Vec<u64>>, Vec<UserActivity>)>,
+    /// What the pass was given, for the summary to take the users from the log.
+    users: &'a [i64],
+    calendar: Option<&'a Calendar>,
 }
 
-impl JobSummaries {
+impl<'a> JobSummaries<'a> {
     /// The metrics of `records` on `nodes` nodes and, from the same pass, their
     /// [`JobSummaries`]; `users` holds each record's user, and `calendar` gives local
     /// hours (none without it).
     pub fn with_metrics(
         records: &[JobRecord],
         nodes: u32,
-        users: &[i64],
-        calendar: Option<&Calendar>,
-    ) -> (SchedulingMetrics, JobSummaries) {
+        users: &'a [i64],
+        calendar: Option<&'a Calendar>,
+    ) -> (SchedulingMetrics, JobSummaries<'a>) {
         let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
         let mut by = BySubmission::new(users, calendar);
         let mut in_order = true;
@@ -259,6 +262,8 @@ impl JobSummaries {
             wait_s: wait_s.finish(),
             bounded_slowdown: bounded_slowdown.finish(),
             by_submission: in_order.then(|| by.finish()),
+            users,
+            calendar,
         };
         (metrics, jobs)
     }
@@ -267,18 +272,13 @@ impl JobSummaries {
 /// What a summary is made from: one simulated schedule.
 #[derive(Clone, Debug)]
 pub struct SummaryInput<'a> {
-    /// What the metrics' pass gathered.
-    pub jobs: JobSummaries,
+    /// What the metrics' pass gathered (with the users and calendar it was given).
+    pub jobs: JobSummaries<'a>,
     /// The schedule's events in time order (the simulator's log).
     pub events: &'a EventLog,
-    /// Each record's user (same order), for the users' activity when the metrics' pass
-    /// left it to the log.
-    pub users: &'a [i64],
     /// Each user's lateness, in increasing user id order.
     pub lateness: &'a [UserLateness],
     pub nodes: u32,
-    /// Local hours and days (as given to the metrics' pass).
-    pub calendar: Option<&'a Calendar>,
 }
 
 const DAY_MS: i64 = 86_400_000;
@@ -292,12 +292,12 @@ impl RunSummary {
                     wait_s,
                     bounded_slowdown,
                     by_submission,
+                    users,
+                    calendar,
                 },
             events,
-            users,
             lateness,
             nodes,
-            calendar,
         } = input;
         let sweep = Sweep::of(events, nodes);
         let (hour_of_week, activity) = by_submission.unwrap_or_else(|| {
@@ -339,10 +339,8 @@ impl RunSummary {
         RunSummary::of(SummaryInput {
             jobs: JobSummaries::with_metrics(&[], 1, &[], None).1,
             events: &EventLog::default(),
-            users: &[],
             lateness: &[],
             nodes: 1,
-            calendar: None,
         })
     }
 }
@@ -399,7 +397,7 @@ impl Sweep {
         let intervals = events.len().saturating_sub(1);
         let mut timeline = TimelineAcc::new(first, last);
         let mut histograms = Histograms {
-            busy_bin: BusyBins::new(nodes),
+            busy_bin: BusyBins::new(nodes, events.len()),
             queue_ms: [0; 76],
             busy_ms: [0; BUSY_BINS],
         };
@@ -652,7 +650,8 @@ impl Walk {
 }
 
 /// The busy-node bin of a number of busy nodes, ⌊20·busy / nodes⌋ (at most 19): looked
-/// up in a table of the platform's bins up to [`BusyBins::TABLE`] nodes, computed by a
+/// up in a table of the platform's bins up to [`BusyBins::TABLE`] nodes (see
+/// [`BusyBins::new`]), computed by a
 /// multiplication and shifts on larger ones (Granlund & Montgomery): with k = 64 + s and
 /// `m` = ⌊2^k / nodes⌋ + 1, ⌊x·m / 2^k⌋ = ⌊x / nodes⌋ whenever x·nodes < 2^k, since the
 /// error x·(m·nodes − 2^k) / (nodes·2^k) is then below 1 / nodes. Here x = 20·busy ≤
@@ -660,7 +659,8 @@ impl Walk {
 /// below 2^64 for nodes > 1. One node takes m = 2^64 − 1 (s = 0): x = 20 gives 19 as it
 /// should. A busy count over the platform (no schedule has one) gives bin 19.
 struct BusyBins {
-    /// The bin of each busy count from 0 to the node count (empty on larger platforms).
+    /// The bin of each busy count from 0 to the node count (empty on larger platforms
+    /// and on schedules of fewer events than nodes).
     table: Vec<u8>,
     m: u64,
     s: u32,
@@ -670,7 +670,10 @@ impl BusyBins {
     /// The largest platform whose bins are tabled (a table of at most 1 MiB).
     const TABLE: u32 = 1 << 20;
 
-    fn new(nodes: u32) -> BusyBins {
+    /// The bins of a platform of `nodes` nodes, tabled if it has at most
+    /// [`BusyBins::TABLE`] nodes and no more than `events` (a table larger than the
+    /// schedule would cost more to fill than it saves).
+    fn new(nodes: u32, events: usize) -> BusyBins {
         let n = u64::from(nodes.max(1));
         let bits = 64 - n.leading_zeros();
         let s = (2 * bits + 5).saturating_sub(64);
@@ -679,17 +682,17 @@ impl BusyBins {
         } else {
             ((1u128 << (64 + s)) / u128::from(n) + 1) as u64
         };
-        let mut bins = BusyBins {
-            table: Vec::new(),
-            m,
-            s,
-        };
-        if nodes <= Self::TABLE {
-            bins.table = (0..=n)
-                .map(|busy| bins.computed(busy as i64) as u8)
-                .collect();
+        let mut table = Vec::new();
+        if n <= u64::from(Self::TABLE) && n as usize <= events {
+            // Bin k holds the busy counts b with k·n ≤ 20·b < (k + 1)·n, i.e. from
+            // ⌈k·n / 20⌉; n itself takes the last bin.
+            table = vec![BUSY_BINS as u8 - 1; n as usize + 1];
+            let from = |k: u64| (k * n).div_ceil(BUSY_BINS as u64) as usize;
+            for k in 0..BUSY_BINS as u64 {
+                table[from(k)..from(k + 1)].fill(k as u8);
+            }
         }
-        bins
+        BusyBins { table, m, s }
     }
 
     /// The bin of `busy` (≥ 0) busy nodes.
@@ -877,10 +880,8 @@ mod tests {
         RunSummary::of(SummaryInput {
             jobs: JobSummaries::with_metrics(records, nodes, users, None).1,
             events: &EventLog::of_records(records),
-            users,
             lateness: &[],
             nodes,
-            calendar: None,
         })
     }
 
@@ -912,10 +913,8 @@ mod tests {
         let s = RunSummary::of(SummaryInput {
             jobs: JobSummaries::with_metrics(&records, 2, &[1, 1, 2], Some(&calendar)).1,
             events: &EventLog::of_records(&records),
-            users: &[1, 1, 2],
             lateness: &lateness,
             nodes: 2,
-            calendar: Some(&calendar),
         });
         let hours = s.hour_of_week.unwrap();
         assert_eq!((hours[0], hours[27], hours.iter().sum::<u64>()), (2, 1, 3));
@@ -1106,7 +1105,8 @@ mod tests {
     }
 
     /// The busy-node bin, tabled or by multiplication, is the exact quotient's, on
-    /// platforms of 1 to 2^32 − 1 nodes, at every busy count near a bin edge.
+    /// platforms of 1 to 2^32 − 1 nodes, at every busy count near a bin edge (and at
+    /// every count on small platforms).
     #[test]
     fn busy_bins_are_exact_quotients() {
         for nodes in [
@@ -1122,8 +1122,16 @@ mod tests {
             (1 << 31) + 1,
             u32::MAX,
         ] {
-            let bins = BusyBins::new(nodes);
+            let bins = BusyBins::new(nodes, usize::MAX);
+            assert_eq!(bins.table.is_empty(), nodes > BusyBins::TABLE, "{nodes}");
             let n = i64::from(nodes);
+            // Small platforms: every count of the table.
+            if nodes <= 338 {
+                for busy in 0..=n {
+                    let want = ((busy * 20) / n).min(19) as usize;
+                    assert_eq!(bins.of(busy), want, "{busy} of {nodes}");
+                }
+            }
             for k in 0..=20 {
                 let edge = k * n / 20;
                 for busy in (edge - 2..=edge + 2).filter(|b| (0..=n).contains(b)) {
@@ -1134,6 +1142,8 @@ mod tests {
             }
             assert_eq!((bins.of(n + 1), bins.computed(n + 1)), (19, 19));
         }
+        // A schedule of fewer events than nodes gets no table.
+        assert!(BusyBins::new(93_312, 1_000).table.is_empty());
     }
 
     #[test]

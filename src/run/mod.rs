@@ -212,10 +212,8 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let summary = RunSummary::of(SummaryInput {
         jobs: per_job,
         events: &output.events,
-        users: &users,
         lateness: &user_lateness,
         nodes: platform.nodes,
-        calendar: calendar.as_ref().ok(),
     });
     Ok(RunResult {
         summary,

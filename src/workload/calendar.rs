@@ -197,8 +197,11 @@ impl LocalClock<'_> {
         // (A time clamped to the zone's range is not kept.)
         if Timestamp::from_millisecond(ms).is_ok() {
             let start_s = day * 86_400 - self.offset;
-            self.day_from = (start_s * 1000).max(self.from);
-            self.day_until = (start_s * 1000 + 86_400_000).min(self.until);
+            // Within the zone's range only: a time past it is clamped to its end, and
+            // must not take its day's hour unclamped from here.
+            let range = Timestamp::MIN.as_millisecond()..Timestamp::MAX.as_millisecond() + 1;
+            self.day_from = (start_s * 1000).max(self.from).max(range.start);
+            self.day_until = (start_s * 1000 + 86_400_000).min(self.until).min(range.end);
             (self.day_start_ms, self.week_hour, self.day) = (start_s * 1000, week_hour, day);
         }
         ((week_hour + s.rem_euclid(86_400) / 3_600) as u8, day)
@@ -213,6 +216,19 @@ impl LocalClock<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (found in review): a time past the end of the zone's range (year
+    /// 9999) took the unclamped hour of the last day looked up when that day ran past the
+    /// range, and the clamped one when looked up first; the answer depended on the order
+    /// of lookups.
+    #[test]
+    fn times_past_the_zone_range_do_not_depend_on_lookup_order() {
+        let cal = Calendar::new(253_402_200_000, "UTC").unwrap();
+        let (inside, past) = (Time::ZERO, Time::from_millis(11_404_073));
+        let mut warm = cal.clock();
+        warm.hour_and_day(inside);
+        assert_eq!(warm.hour_and_day(past), cal.clock().hour_and_day(past));
+    }
 
     /// The offset- and day-reusing clock agrees with jiff's own local date-time, every
     /// 59 s and 1 ms across the spring and autumn changes of 2024 in Paris, and of
