@@ -537,7 +537,8 @@ impl Walk {
     /// counted in the queue-length and busy-node histograms as `QUEUE` and `BUSY` say.
     /// The state is copied into locals for the loop: the fields of `self`, which is
     /// passed by reference underneath, would be read and written in memory at every
-    /// event.
+    /// event. (Keeping one local `Walk` instead, and `w = w.across(…)`, measured slower:
+    /// 0.80–1.01 against 0.73–0.77 ms for the summary on SDSC-SP2, three pairs.)
     fn steps<const QUEUE: bool, const BUSY: bool>(
         self,
         events: &[Event],
