@@ -284,7 +284,7 @@ fn shaking(c: &mut Criterion) {
 /// benches; target: at most 5 % of the run.
 fn summaries(c: &mut Criterion) {
     use campaign::metrics::{
-        JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, lateness_by_user,
+        JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, Users, lateness_by_user,
     };
     use campaign::run::{RunOptions, run};
     for (name, nodes) in [
@@ -306,7 +306,8 @@ fn summaries(c: &mut Criterion) {
         });
         let result = run(&w, &options).unwrap();
         let records = &result.output.records;
-        let users: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
+        let ids: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
+        let users = Users::of(&ids);
         let submits: Vec<_> = w.jobs().iter().map(|j| j.submit).collect();
         let lateness = lateness_by_user(&users, &submits, &submits);
         let calendar = Calendar::of(&w.header).ok();

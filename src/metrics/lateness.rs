@@ -9,7 +9,7 @@
 //!
 //! Global over the whole simulation, and per user ([`lateness_by_user`]).
 
-use super::users::UserSlots;
+use super::users::Users;
 use crate::time::Time;
 use serde::Serialize;
 
@@ -85,24 +85,24 @@ pub struct UserLateness {
     pub lateness: Lateness,
 }
 
-/// Lateness per user (`users[i]` is job i's user), in increasing user id order.
-pub fn lateness_by_user(users: &[i64], recorded: &[Time], replay: &[Time]) -> Vec<UserLateness> {
-    let mut slots = UserSlots::for_users(users);
-    let mut accs: Vec<(i64, Acc)> = Vec::new();
-    for ((&u, &r), &p) in users.iter().zip(recorded).zip(replay) {
-        let (slot, fresh) = slots.slot(u);
-        if fresh {
-            accs.push((u, Acc::new()));
-        }
-        accs[slot].1.add(r, p);
+/// Lateness per user (`users` of the jobs of `recorded` and `replay`), in increasing
+/// user id order.
+pub fn lateness_by_user(users: &Users, recorded: &[Time], replay: &[Time]) -> Vec<UserLateness> {
+    let mut accs = vec![Acc::new(); users.len()];
+    for ((&u, &r), &p) in users.of_job().iter().zip(recorded).zip(replay) {
+        accs[u as usize].add(r, p);
     }
-    accs.sort_unstable_by_key(|a| a.0);
-    accs.into_iter()
-        .map(|(user, a)| UserLateness {
+    let mut by_user: Vec<UserLateness> = users
+        .ids()
+        .iter()
+        .zip(accs)
+        .map(|(&user, a)| UserLateness {
             user,
             lateness: a.finish(),
         })
-        .collect()
+        .collect();
+    by_user.sort_unstable_by_key(|u| u.user);
+    by_user
 }
 
 #[cfg(test)]
@@ -129,7 +129,7 @@ mod tests {
         // User 2: one job, ℓ = 50: relative and additional undefined.
         // User 1: two jobs at the same recorded time: relative undefined, δ = 2·10/1.
         let users = [1, 2, 1];
-        let by = lateness_by_user(&users, &secs(&[5, 7, 5]), &secs(&[5, 57, 25]));
+        let by = lateness_by_user(&Users::of(&users), &secs(&[5, 7, 5]), &secs(&[5, 57, 25]));
         assert_eq!(by.len(), 2);
         assert_eq!((by[0].user, by[0].lateness.mean_s), (1, 10.0));
         assert_eq!(by[0].lateness.relative, None);

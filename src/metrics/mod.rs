@@ -16,6 +16,7 @@ pub use summary::{
     BUSY_BINS, JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,
     SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
 };
+pub use users::Users;
 
 /// Reads back a float that JSON wrote as `null` because it was NaN.
 pub(crate) fn f64_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {

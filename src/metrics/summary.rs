@@ -6,7 +6,7 @@
 //! 8 bins per decade, and 101 percentiles of each per-user quantity. A summary is about
 //! 10–25 KB of JSON in a cache entry.
 
-use super::users::UserSlots;
+use super::users::Users;
 use crate::metrics::{SchedulingMetrics, UserLateness};
 use crate::quantile::quantile_sorted;
 use crate::sim::{Event, EventLog, Happening, JobIdx, JobRecord};
@@ -227,20 +227,26 @@ pub struct JobSummaries<'a> {
     bounded_slowdown: LogHistogram,
     by_submission: Option<(Option<Vec<u64>>, Vec<UserActivity>)>,
     /// What the pass was given, for the summary to take the users from the log.
-    users: &'a [i64],
+    users: &'a Users,
     calendar: Option<&'a Calendar>,
 }
 
 impl<'a> JobSummaries<'a> {
     /// The metrics of `records` on `nodes` nodes and, from the same pass, their
-    /// [`JobSummaries`]; `users` holds each record's user, and `calendar` gives local
-    /// hours (none without it).
+    /// [`JobSummaries`]; `users` are the records' users (one per record), and
+    /// `calendar` gives local hours (none without it).
+    ///
+    /// # Panics
+    ///
+    /// If `users` has not one job per record.
     pub fn with_metrics(
         records: &[JobRecord],
         nodes: u32,
-        users: &'a [i64],
+        users: &'a Users,
         calendar: Option<&'a Calendar>,
     ) -> (SchedulingMetrics, JobSummaries<'a>) {
+        let of_job = users.of_job();
+        assert_eq!(of_job.len(), records.len(), "one user per record expected");
         let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
         let mut by = BySubmission::new(users, calendar);
         let mut in_order = true;
@@ -250,7 +256,7 @@ impl<'a> JobSummaries<'a> {
             // Once out of order, the log will be needed: the rest is not gathered.
             |i, t| {
                 if in_order {
-                    in_order = by.add(users.get(i).copied().unwrap_or(-1), t);
+                    in_order = by.add(of_job[i], t);
                 }
             },
             |wait, bounded| {
@@ -303,8 +309,9 @@ impl RunSummary {
         let (hour_of_week, activity) = by_submission.unwrap_or_else(|| {
             // In time order every user's submissions are.
             let mut by = BySubmission::new(users, calendar);
-            for (t, job) in submissions(events.events(), users.len()) {
-                by.add(users[job as usize], t);
+            let of_job = users.of_job();
+            for (t, job) in submissions(events.events(), of_job.len()) {
+                by.add(of_job[job as usize], t);
             }
             by.finish()
         });
@@ -337,7 +344,7 @@ impl RunSummary {
     /// The summary of a schedule of no job.
     pub fn empty() -> RunSummary {
         RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(&[], 1, &[], None).1,
+            jobs: JobSummaries::with_metrics(&[], 1, &Users::default(), None).1,
             events: &EventLog::default(),
             lateness: &[],
             nodes: 1,
@@ -778,12 +785,13 @@ struct BySubmission<'a> {
     /// Local hours and days, from a clock that keeps the day of the last lookup.
     clock: Option<LocalClock<'a>>,
     hours: [u64; 168],
-    slots: UserSlots,
+    /// By user number.
     accs: Vec<UserAcc>,
 }
 
 /// A user's submissions so far: jobs, active days, first and last submission, last
 /// active day.
+#[derive(Clone, Copy)]
 struct UserAcc {
     jobs: u64,
     active_days: u64,
@@ -793,18 +801,25 @@ struct UserAcc {
 }
 
 impl<'a> BySubmission<'a> {
-    fn new(users: &[i64], calendar: Option<&'a Calendar>) -> BySubmission<'a> {
+    fn new(users: &Users, calendar: Option<&'a Calendar>) -> BySubmission<'a> {
+        let none_yet = UserAcc {
+            jobs: 0,
+            active_days: 0,
+            first: Time::ZERO,
+            last: Time::from_millis(i64::MIN),
+            last_day: i64::MIN,
+        };
         BySubmission {
             clock: calendar.map(Calendar::clock),
             hours: [0; 168],
-            slots: UserSlots::for_users(users),
-            accs: Vec::new(),
+            accs: vec![none_yet; users.len()],
         }
     }
 
-    /// A submission by `user` at `t`; false if the user submitted later before.
+    /// A submission by user number `user` at `t`; false if the user submitted later
+    /// before.
     #[inline(always)]
-    fn add(&mut self, user: i64, t: Time) -> bool {
+    fn add(&mut self, user: u32, t: Time) -> bool {
         // The hour without a branch: submissions change hours in no predictable way;
         // days seldom.
         let day = match &mut self.clock {
@@ -816,32 +831,27 @@ impl<'a> BySubmission<'a> {
             // Days of 24 h from the trace's time 0.
             None => t.millis().div_euclid(DAY_MS),
         };
-        let (slot, fresh) = self.slots.slot(user);
-        if fresh {
-            self.accs.push(UserAcc {
-                jobs: 0,
-                active_days: 1,
-                first: t,
-                last: t,
-                last_day: day,
-            });
+        let a = &mut self.accs[user as usize];
+        if a.jobs == 0 {
+            a.first = t;
         }
-        let a = &mut self.accs[slot];
         let in_order = t >= a.last;
         a.jobs += 1;
         a.last = t;
+        // A first submission counts its day: no day is `i64::MIN`.
         a.active_days += u64::from(a.last_day != day);
         a.last_day = day;
         in_order
     }
 
-    /// Jobs per hour of the week (`None` without a calendar) and each user's activity
-    /// (in no particular order).
+    /// Jobs per hour of the week (`None` without a calendar) and the activity of each
+    /// user who submitted (in no particular order).
     fn finish(self) -> (Option<Vec<u64>>, Vec<UserActivity>) {
         let hours = self.clock.is_some().then(|| self.hours.to_vec());
         let activity = self
             .accs
             .into_iter()
+            .filter(|a| a.jobs > 0)
             .map(|a| UserActivity {
                 jobs: a.jobs,
                 activity_s: (a.last - a.first).as_secs_f64(),
@@ -879,7 +889,7 @@ mod tests {
 
     fn summary(records: &[JobRecord], users: &[i64], nodes: u32) -> RunSummary {
         RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(records, nodes, users, None).1,
+            jobs: JobSummaries::with_metrics(records, nodes, &Users::of(users), None).1,
             events: &EventLog::of_records(records),
             lateness: &[],
             nodes,
@@ -912,7 +922,8 @@ mod tests {
             })
             .collect();
         let s = RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(&records, 2, &[1, 1, 2], Some(&calendar)).1,
+            jobs: JobSummaries::with_metrics(&records, 2, &Users::of(&[1, 1, 2]), Some(&calendar))
+                .1,
             events: &EventLog::of_records(&records),
             lateness: &lateness,
             nodes: 2,
@@ -1027,7 +1038,8 @@ mod tests {
             record(70, Some(80)),
         ];
         let users = [1, 1, 1, 2];
-        let (_, jobs) = JobSummaries::with_metrics(&records, 1, &users, None);
+        let numbered = Users::of(&users);
+        let (_, jobs) = JobSummaries::with_metrics(&records, 1, &numbered, None);
         assert!(jobs.by_submission.is_none());
         let s = summary(&records, &users, 1);
         assert_eq!(s.users.count, 2);
@@ -1044,7 +1056,8 @@ mod tests {
         let mut sorted = records;
         sorted.sort_by_key(|r| r.submit);
         let users = [1, 2, 1, 1];
-        let (_, jobs) = JobSummaries::with_metrics(&sorted, 1, &users, None);
+        let numbered = Users::of(&users);
+        let (_, jobs) = JobSummaries::with_metrics(&sorted, 1, &numbered, None);
         assert!(jobs.by_submission.is_some());
         assert_eq!(summary(&sorted, &users, 1).users, s.users);
     }

@@ -13,8 +13,8 @@ mod description;
 pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, Simulation};
 
 use crate::metrics::{
-    JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, lateness,
-    lateness_by_user,
+    JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, Users,
+    lateness, lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -189,7 +189,9 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         replay.as_mut(),
         options.time_limit,
     )?;
-    let users: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
+    // Resolved once: lateness and the summaries gather per user.
+    let ids: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
+    let users = Users::of(&ids);
     // A workload without a calendar (header fields) has no hour-of-week summary.
     let (metrics, per_job) = JobSummaries::with_metrics(
         &output.records,
