@@ -10,7 +10,9 @@ mod summary;
 mod users;
 
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
-pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
+pub use scheduling::{
+    BSLD_TAU, JobCounts, RecordChunk, SchedulingMetrics, recorded_metrics, recorded_records,
+};
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 pub use summary::{
     BUSY_BINS, JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,

@@ -56,52 +56,65 @@ pub struct SchedulingMetrics {
 impl SchedulingMetrics {
     /// The metrics of the records of one simulation on `nodes` nodes.
     pub fn of(records: &[JobRecord], nodes: u32) -> SchedulingMetrics {
-        SchedulingMetrics::of_each(records, nodes, |_, _| (), |_, _| ())
+        SchedulingMetrics::of_chunks(records, nodes, |_| ())
     }
 
-    /// [`SchedulingMetrics::of`], calling, in the same pass over the records and in
-    /// their order, `submitted(index, submit)` for every job and `ran(wait_s,
-    /// bounded_slowdown)` for every job that ran.
+    /// [`SchedulingMetrics::of`], handing `each` the records in consecutive chunks, in
+    /// order, in the same pass: each chunk with the wait times and bounded slowdowns of
+    /// its jobs that ran. Whoever needs more than the metrics of every job does it a
+    /// chunk at a time, in loops of its own over records still in cache and values
+    /// already computed, while the pass's next loads are under way.
     #[inline]
-    pub fn of_each(
+    pub fn of_chunks(
         records: &[JobRecord],
         nodes: u32,
-        mut submitted: impl FnMut(usize, Time),
-        mut ran: impl FnMut(f64, f64),
+        mut each: impl FnMut(RecordChunk<'_>),
     ) -> SchedulingMetrics {
         let mut jobs = JobCounts {
             total: records.len(),
             ..JobCounts::default()
         };
         let mut waits = Vec::with_capacity(records.len());
+        let mut bounded_chunk = [0.0; RecordChunk::MAX];
         let (mut first_submit, mut last_finish) =
             (Time::from_millis(i64::MAX), Time::from_millis(i64::MIN));
         let (mut turnaround, mut bsld, mut busy) = (0.0, 0.0, 0.0);
         let (mut slowdown, mut slowdown_jobs) = (0.0, 0usize);
-        for (i, r) in records.iter().enumerate() {
-            submitted(i, r.submit);
-            match r.state {
-                JobState::Completed => jobs.completed += 1,
-                JobState::Killed => jobs.killed += 1,
-                JobState::Rejected => jobs.rejected += 1,
+        for (c, chunk) in records.chunks(RecordChunk::MAX).enumerate() {
+            let (waits_from, mut ran) = (waits.len(), 0);
+            for r in chunk {
+                match r.state {
+                    JobState::Completed => jobs.completed += 1,
+                    JobState::Killed => jobs.killed += 1,
+                    JobState::Rejected => jobs.rejected += 1,
+                }
+                let (Some(start), Some(finish)) = (r.start, r.finish) else {
+                    continue;
+                };
+                first_submit = first_submit.min(r.submit);
+                last_finish = last_finish.max(finish);
+                let wait = (start - r.submit).as_secs_f64();
+                let run = (finish - start).as_secs_f64();
+                waits.push(wait);
+                turnaround += wait + run;
+                let bounded = ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
+                bsld += bounded;
+                if let Some(slot) = bounded_chunk.get_mut(ran) {
+                    *slot = bounded;
+                }
+                ran += 1;
+                if run > 0.0 {
+                    slowdown += (wait + run) / run;
+                    slowdown_jobs += 1;
+                }
+                busy += run * f64::from(r.size);
             }
-            let (Some(start), Some(finish)) = (r.start, r.finish) else {
-                continue;
-            };
-            first_submit = first_submit.min(r.submit);
-            last_finish = last_finish.max(finish);
-            let wait = (start - r.submit).as_secs_f64();
-            let run = (finish - start).as_secs_f64();
-            waits.push(wait);
-            turnaround += wait + run;
-            let bounded = ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
-            bsld += bounded;
-            ran(wait, bounded);
-            if run > 0.0 {
-                slowdown += (wait + run) / run;
-                slowdown_jobs += 1;
-            }
-            busy += run * f64::from(r.size);
+            each(RecordChunk {
+                first: c * RecordChunk::MAX,
+                records: chunk,
+                waits: &waits[waits_from..],
+                bounded_slowdowns: &bounded_chunk[..ran],
+            });
         }
         let ran = waits.len() as f64;
         let makespan = if waits.is_empty() {
@@ -122,6 +135,26 @@ impl SchedulingMetrics {
             throughput_per_day: ran / (makespan / DAY),
         }
     }
+}
+
+/// Consecutive records as [`SchedulingMetrics::of_chunks`] hands them on.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordChunk<'a> {
+    /// The index of the first record among all.
+    pub first: usize,
+    pub records: &'a [JobRecord],
+    /// The wait times (s) of the records' jobs that ran, in record order.
+    pub waits: &'a [f64],
+    /// Their bounded slowdowns, in the same order.
+    pub bounded_slowdowns: &'a [f64],
+}
+
+impl RecordChunk<'_> {
+    /// Records per chunk. Measured on the summaries' part of the pass (best of 150
+    /// calls; per job, or chunks of 8, 16, 32, 64, 128): CEA-Curie 2.5, 1.7–1.8,
+    /// 1.77–1.79, 1.88–1.95, 2.15–2.20, 2.5 ms; SDSC-SP2 0.51 per job, 0.38–0.40 in
+    /// chunks.
+    pub const MAX: usize = 16;
 }
 
 /// The median, interpolating between the two middle values; NaN when empty.

@@ -250,20 +250,22 @@ impl<'a> JobSummaries<'a> {
         let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
         let mut by = BySubmission::new(users, calendar);
         let mut in_order = true;
-        let metrics = SchedulingMetrics::of_each(
-            records,
-            nodes,
-            // Once out of order, the log will be needed: the rest is not gathered.
-            |i, t| {
-                if in_order {
-                    in_order = by.add(of_job[i], t);
-                }
-            },
-            |wait, bounded| {
+        let metrics = SchedulingMetrics::of_chunks(records, nodes, |chunk| {
+            for &wait in chunk.waits {
                 wait_s.add(wait);
+            }
+            for &bounded in chunk.bounded_slowdowns {
                 bounded_slowdown.add(bounded);
-            },
-        );
+            }
+            // Once out of order (seen a chunk at a time), the log will be needed: the rest
+            // is not gathered.
+            if in_order {
+                let of_job = &of_job[chunk.first..][..chunk.records.len()];
+                for (&user, r) in of_job.iter().zip(chunk.records) {
+                    in_order &= by.add(user, r.submit);
+                }
+            }
+        });
         let jobs = JobSummaries {
             wait_s: wait_s.finish(),
             bounded_slowdown: bounded_slowdown.finish(),
