@@ -475,17 +475,20 @@ fn submissions(events: &[Event], jobs: usize) -> Vec<(Time, JobIdx)> {
     out
 }
 
-/// Event `e` as increments (queue, busy nodes per node, submitted, ended), without a
-/// branch: the kinds come in no predictable order.
+/// Event `e` as increments (queue, busy nodes per node, and the [`Walk::counts`] of
+/// submissions and ends), without a branch: the kinds come in no predictable order.
 #[inline(always)]
-fn increments(e: &Event) -> (i64, i64, u64, u64) {
+fn increments(e: &Event) -> (i64, i64, u64) {
     match e.what() {
-        Happening::Submitted => (1, 0, 1, 0),
-        Happening::Rejected => (0, 0, 1, 0),
-        Happening::Started => (-1, 1, 0, 0),
-        Happening::Ended => (0, -1, 0, 1),
+        Happening::Submitted => (1, 0, 1),
+        Happening::Rejected => (0, 0, 1),
+        Happening::Started => (-1, 1, 0),
+        Happening::Ended => (0, -1, ENDED),
     }
 }
+
+/// One end in [`Walk::counts`].
+const ENDED: u64 = 1 << 32;
 
 /// `state` (≥ 0) held for `dt` ms (≥ 0: the events are in time order), as an exact
 /// area: one unsigned 64 × 64-bit multiplication.
@@ -511,8 +514,9 @@ struct Walk {
     busy: i64,
     bin: usize,
     end: i64,
-    submitted: u64,
-    finished: u64,
+    /// The bin's submissions (rejections included) in the low 32 bits, its ends in
+    /// the high 32 (at most 2^30 each: a log names at most 2^30 jobs).
+    counts: u64,
     queue_area: u128,
     busy_area: u128,
 }
@@ -526,8 +530,7 @@ impl Walk {
             busy: 0,
             bin,
             end: acc.start + (bin as i64 + 1) * acc.width,
-            submitted: 0,
-            finished: 0,
+            counts: 0,
             queue_area: 0,
             busy_area: 0,
         }
@@ -535,11 +538,10 @@ impl Walk {
 
     /// Event `e` alone: the state after it, and its counts in the walker's bin.
     fn event(&mut self, e: &Event) {
-        let (dq, dbusy, submitted, finished) = increments(e);
+        let (dq, dbusy, counts) = increments(e);
         self.q += dq;
         self.busy += dbusy * i64::from(e.size);
-        self.submitted += submitted;
-        self.finished += finished;
+        self.counts += counts;
     }
 
     /// Events `range` (none the last), each with the interval to the next event,
@@ -563,18 +565,16 @@ impl Walk {
             mut busy,
             mut bin,
             mut end,
-            mut submitted,
-            mut finished,
+            mut counts,
             mut queue_area,
             mut busy_area,
         } = self;
         for pair in pairs.windows(2) {
             let (e, t, next) = (&pair[0], pair[0].at.millis(), pair[1].at.millis());
-            let (dq, dbusy, sub, fin) = increments(e);
+            let (dq, dbusy, count) = increments(e);
             q += dq;
             busy += dbusy * i64::from(e.size);
-            submitted += sub;
-            finished += fin;
+            counts += count;
             let dt = next - t;
             let (q, busy) = (q.max(0), busy.max(0));
             if QUEUE {
@@ -594,20 +594,13 @@ impl Walk {
                     busy,
                     bin,
                     end,
-                    submitted,
-                    finished,
+                    counts,
                     queue_area,
                     busy_area,
                 }
                 .across(acc, t, next, q, busy);
-                (bin, end, submitted, finished, queue_area, busy_area) = (
-                    w.bin,
-                    w.end,
-                    w.submitted,
-                    w.finished,
-                    w.queue_area,
-                    w.busy_area,
-                );
+                (bin, end, counts, queue_area, busy_area) =
+                    (w.bin, w.end, w.counts, w.queue_area, w.busy_area);
             }
         }
         Walk {
@@ -615,8 +608,7 @@ impl Walk {
             busy,
             bin,
             end,
-            submitted,
-            finished,
+            counts,
             queue_area,
             busy_area,
         }
@@ -651,8 +643,9 @@ impl Walk {
     /// Moves what the walker's bin gathered into the timeline.
     fn flush(&mut self, acc: &mut TimelineAcc) {
         if let Some(s) = acc.submitted.get_mut(self.bin) {
-            *s += std::mem::take(&mut self.submitted);
-            acc.finished[self.bin] += std::mem::take(&mut self.finished);
+            let counts = std::mem::take(&mut self.counts);
+            *s += counts & (ENDED - 1);
+            acc.finished[self.bin] += counts >> 32;
             acc.queue[self.bin] += std::mem::take(&mut self.queue_area);
             acc.busy[self.bin] += std::mem::take(&mut self.busy_area);
         }
