@@ -220,6 +220,46 @@ mod tests {
         }
     }
 
+    /// The chunks cover the records in order, each with its place, and the waits and
+    /// bounded slowdowns of its jobs that ran (every third job rejected here; job `i`
+    /// waits `i` s and runs `i % 20` s, so bounded slowdowns below τ = 10 s of run
+    /// time divide by τ).
+    #[test]
+    fn chunks_cover_the_records_in_order() {
+        let records: Vec<JobRecord> = (0..40)
+            .map(|i| {
+                let r = rec(1000 * i, 1000 * i + i, 1000 * i + i + i % 20, 1);
+                if i % 3 == 0 {
+                    JobRecord {
+                        start: None,
+                        finish: None,
+                        state: JobState::Rejected,
+                        ..r
+                    }
+                } else {
+                    r
+                }
+            })
+            .collect();
+        let (mut seen, mut waits, mut bounded) = (Vec::new(), Vec::new(), Vec::new());
+        let m = SchedulingMetrics::of_chunks(&records, 1, |c| {
+            assert_eq!(c.first, seen.len());
+            assert!(c.records.len() <= RecordChunk::MAX);
+            seen.extend_from_slice(c.records);
+            waits.extend_from_slice(c.waits);
+            bounded.extend_from_slice(c.bounded_slowdowns);
+        });
+        assert_eq!(seen, records);
+        let ran: Vec<f64> = (0..40).filter(|i| i % 3 != 0).map(|i| i as f64).collect();
+        let want: Vec<f64> = ran
+            .iter()
+            .map(|&i| ((i + i % 20.0) / (i % 20.0).max(10.0)).max(1.0))
+            .collect();
+        assert_eq!((waits, bounded), (ran.clone(), want));
+        assert_eq!(m, SchedulingMetrics::of(&records, 1));
+        assert_eq!(m.jobs.rejected, 14);
+    }
+
     #[test]
     fn hand_computed_metrics() {
         // Two nodes. Job A: submit 0, runs [0, 100) on 2 nodes. Job B: submit 10, waits
