@@ -598,7 +598,7 @@ impl Walk {
                     queue_area,
                     busy_area,
                 }
-                .across(acc, t, next, q, busy);
+                .across(acc, t, next);
                 (bin, end, counts, queue_area, busy_area) =
                     (w.bin, w.end, w.counts, w.queue_area, w.busy_area);
             }
@@ -614,11 +614,12 @@ impl Walk {
         }
     }
 
-    /// Adds `q` queued jobs and `busy` busy nodes over `[from, to)`, which reaches the
-    /// end of the walker's bin.
+    /// Adds the walker's queued jobs and busy nodes over `[from, to)`, which reaches the
+    /// end of its bin.
     #[cold]
     #[inline(never)]
-    fn across(mut self, acc: &mut TimelineAcc, from: i64, to: i64, q: i64, busy: i64) -> Walk {
+    fn across(mut self, acc: &mut TimelineAcc, from: i64, to: i64) -> Walk {
+        let (q, busy) = (self.q, self.busy);
         let last = acc.queue.len().saturating_sub(1);
         let mut t = from;
         while t < to {
