@@ -277,14 +277,17 @@ fn shaking(c: &mut Criterion) {
 }
 
 /// The per-run summaries for figures against the run that computes them: a whole EASY
-/// run as a campaign runs it (summaries included); the summaries on that run's records,
-/// apart from the distributions over its jobs; and the metrics' pass over the records
-/// alone and with those distributions. On SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826
-/// jobs). The summaries cost `summary-only` plus the difference of the two metrics
+/// run as a campaign runs it (summaries included); the summaries on that run's log,
+/// apart from what the two passes over its jobs gather for them; the metrics' pass over
+/// the records alone and with the distributions over the jobs; and the users' pass
+/// (lateness per user) alone and with the hours of the week and users' activity. On
+/// SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826 jobs). The summaries cost
+/// `summary-only` plus the differences of the two metrics benches and of the two users
 /// benches; target: at most 5 % of the run.
 fn summaries(c: &mut Criterion) {
     use campaign::metrics::{
-        JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, Users, lateness_by_user,
+        JobSummaries, RunSummary, SchedulingMetrics, SubmissionSummaries, SummaryInput, Users,
+        lateness_by_user,
     };
     use campaign::run::{RunOptions, run};
     for (name, nodes) in [
@@ -308,14 +311,17 @@ fn summaries(c: &mut Criterion) {
         let records = &result.output.records;
         let ids: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
         let users = Users::of(&ids);
-        let submits: Vec<_> = w.jobs().iter().map(|j| j.submit).collect();
-        let lateness = lateness_by_user(&users, &submits, &submits);
+        let recorded: Vec<_> = w.jobs().iter().map(|j| j.submit).collect();
+        let replayed: Vec<_> = records.iter().map(|r| r.submit).collect();
         let calendar = Calendar::of(&w.header).ok();
-        let jobs = JobSummaries::with_metrics(records, nodes, &users, calendar.as_ref()).1;
+        let jobs = JobSummaries::with_metrics(records, nodes).1;
+        let (lateness, submissions) =
+            SubmissionSummaries::with_lateness(&users, &recorded, &replayed, calendar.as_ref());
         group.bench_function("summary-only/easy", |b| {
             b.iter(|| {
                 RunSummary::of(SummaryInput {
                     jobs: black_box(jobs.clone()),
+                    submissions: black_box(submissions.clone()),
                     events: &result.output.events,
                     lateness: &lateness,
                     nodes,
@@ -326,8 +332,19 @@ fn summaries(c: &mut Criterion) {
             b.iter(|| SchedulingMetrics::of(black_box(records), nodes))
         });
         group.bench_function("metrics-and-summaries/easy", |b| {
+            b.iter(|| JobSummaries::with_metrics(black_box(records), nodes))
+        });
+        group.bench_function("lateness/easy", |b| {
+            b.iter(|| lateness_by_user(black_box(&users), &recorded, &replayed))
+        });
+        group.bench_function("lateness-and-submissions/easy", |b| {
             b.iter(|| {
-                JobSummaries::with_metrics(black_box(records), nodes, &users, calendar.as_ref())
+                SubmissionSummaries::with_lateness(
+                    black_box(&users),
+                    &recorded,
+                    &replayed,
+                    calendar.as_ref(),
+                )
             })
         });
         group.finish();

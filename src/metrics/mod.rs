@@ -16,7 +16,7 @@ pub use scheduling::{
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 pub use summary::{
     BUSY_BINS, JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,
-    SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
+    SubmissionSummaries, SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
 };
 pub use users::Users;
 

@@ -6,6 +6,7 @@
 //! 8 bins per decade, and 101 percentiles of each per-user quantity. A summary is about
 //! 10–25 KB of JSON in a cache entry.
 
+use super::lateness::lateness_by_user_and;
 use super::users::Users;
 use crate::metrics::{SchedulingMetrics, UserLateness};
 use crate::quantile::quantile_sorted;
@@ -218,39 +219,18 @@ fn bin_range(b: usize) -> (u64, u64) {
 }
 
 /// What a [`RunSummary`] takes from the metrics' pass over a schedule's records: the
-/// distributions of the wait times and bounded slowdowns of the jobs that ran; and the
-/// jobs per local hour of the week and each user's activity, unless some user's
-/// submissions came out of time order in the records (replay models that move
-/// submissions), in which case the summary takes them from the log.
+/// distributions of the wait times and bounded slowdowns of the jobs that ran.
 #[derive(Clone, Debug)]
-pub struct JobSummaries<'a> {
+pub struct JobSummaries {
     wait_s: LogHistogram,
     bounded_slowdown: LogHistogram,
-    by_submission: Option<(Option<Vec<u64>>, Vec<UserActivity>)>,
-    /// What the pass was given, for the summary to take the users from the log.
-    users: &'a Users,
-    calendar: Option<&'a Calendar>,
 }
 
-impl<'a> JobSummaries<'a> {
+impl JobSummaries {
     /// The metrics of `records` on `nodes` nodes and, from the same pass, their
-    /// [`JobSummaries`]; `users` are the records' users (one per record), and
-    /// `calendar` gives local hours (none without it).
-    ///
-    /// # Panics
-    ///
-    /// If `users` has not one job per record.
-    pub fn with_metrics(
-        records: &[JobRecord],
-        nodes: u32,
-        users: &'a Users,
-        calendar: Option<&'a Calendar>,
-    ) -> (SchedulingMetrics, JobSummaries<'a>) {
-        let of_job = users.of_job();
-        assert_eq!(of_job.len(), records.len(), "one user per record expected");
+    /// [`JobSummaries`].
+    pub fn with_metrics(records: &[JobRecord], nodes: u32) -> (SchedulingMetrics, JobSummaries) {
         let (mut wait_s, mut bounded_slowdown) = (LogBinner::new(), LogBinner::new());
-        let mut by = BySubmission::new(users, calendar);
-        let mut in_order = true;
         let metrics = SchedulingMetrics::of_chunks(records, nodes, |chunk| {
             for &wait in chunk.waits {
                 wait_s.add(wait);
@@ -258,31 +238,71 @@ impl<'a> JobSummaries<'a> {
             for &bounded in chunk.bounded_slowdowns {
                 bounded_slowdown.add(bounded);
             }
-            // Once out of order (seen a chunk at a time), the log will be needed: the rest
-            // is not gathered.
-            if in_order {
-                let of_job = &of_job[chunk.first..][..chunk.records.len()];
-                for (&user, r) in of_job.iter().zip(chunk.records) {
-                    in_order &= by.add(user, r.submit);
-                }
-            }
         });
         let jobs = JobSummaries {
             wait_s: wait_s.finish(),
             bounded_slowdown: bounded_slowdown.finish(),
+        };
+        (metrics, jobs)
+    }
+}
+
+/// What a [`RunSummary`] takes from the pass over the jobs' submissions that gathers
+/// each user's lateness: the jobs per local hour of the week and each user's activity,
+/// unless some user's submissions came out of time order in job order (replay models
+/// that move submissions), in which case the summary takes them from the log.
+#[derive(Clone, Debug)]
+pub struct SubmissionSummaries<'a> {
+    by_submission: Option<(Option<Vec<u64>>, Vec<UserActivity>)>,
+    /// What the pass was given, for the summary to take the users from the log.
+    users: &'a Users,
+    calendar: Option<&'a Calendar>,
+}
+
+impl<'a> SubmissionSummaries<'a> {
+    /// Each user's lateness ([`lateness_by_user`](crate::metrics::lateness_by_user) of
+    /// `users`, `recorded` and `replay`)
+    /// and, from the same pass, the [`SubmissionSummaries`] of the replay submit times;
+    /// `calendar` gives local hours (none without it).
+    ///
+    /// # Panics
+    ///
+    /// If `users` and `replay` have not one entry per job each.
+    pub fn with_lateness(
+        users: &'a Users,
+        recorded: &[Time],
+        replay: &[Time],
+        calendar: Option<&'a Calendar>,
+    ) -> (Vec<UserLateness>, SubmissionSummaries<'a>) {
+        assert_eq!(
+            users.of_job().len(),
+            replay.len(),
+            "one user per job expected"
+        );
+        let mut by = BySubmission::new(users, calendar);
+        let mut in_order = true;
+        let lateness = lateness_by_user_and(users, recorded, replay, |user, t| {
+            // Once out of order, the log will be needed: the rest is not gathered.
+            if in_order {
+                in_order &= by.add(user, t);
+            }
+        });
+        let submissions = SubmissionSummaries {
             by_submission: in_order.then(|| by.finish()),
             users,
             calendar,
         };
-        (metrics, jobs)
+        (lateness, submissions)
     }
 }
 
 /// What a summary is made from: one simulated schedule.
 #[derive(Clone, Debug)]
 pub struct SummaryInput<'a> {
-    /// What the metrics' pass gathered (with the users and calendar it was given).
-    pub jobs: JobSummaries<'a>,
+    /// What the metrics' pass gathered.
+    pub jobs: JobSummaries,
+    /// What the users' pass gathered (with the users and calendar it was given).
+    pub submissions: SubmissionSummaries<'a>,
     /// The schedule's events in time order (the simulator's log).
     pub events: &'a EventLog,
     /// Each user's lateness, in increasing user id order.
@@ -300,6 +320,9 @@ impl RunSummary {
                 JobSummaries {
                     wait_s,
                     bounded_slowdown,
+                },
+            submissions:
+                SubmissionSummaries {
                     by_submission,
                     users,
                     calendar,
@@ -347,7 +370,8 @@ impl RunSummary {
     /// The summary of a schedule of no job.
     pub fn empty() -> RunSummary {
         RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(&[], 1, &Users::default(), None).1,
+            jobs: JobSummaries::with_metrics(&[], 1).1,
+            submissions: SubmissionSummaries::with_lateness(&Users::default(), &[], &[], None).1,
             events: &EventLog::default(),
             lateness: &[],
             nodes: 1,
@@ -891,9 +915,18 @@ mod tests {
         }
     }
 
+    /// The submissions of `records`, as both recorded and replayed.
+    fn submits(records: &[JobRecord]) -> Vec<Time> {
+        records.iter().map(|r| r.submit).collect()
+    }
+
+    /// The summary of `records` by `users` (one per record) on `nodes` nodes, without
+    /// a calendar or lateness.
     fn summary(records: &[JobRecord], users: &[i64], nodes: u32) -> RunSummary {
+        let (users, submits) = (Users::of(users), submits(records));
         RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(records, nodes, &Users::of(users), None).1,
+            jobs: JobSummaries::with_metrics(records, nodes).1,
+            submissions: SubmissionSummaries::with_lateness(&users, &submits, &submits, None).1,
             events: &EventLog::of_records(records),
             lateness: &[],
             nodes,
@@ -925,9 +958,16 @@ mod tests {
                 },
             })
             .collect();
+        let (users, submits) = (Users::of(&[1, 1, 2]), submits(&records));
         let s = RunSummary::of(SummaryInput {
-            jobs: JobSummaries::with_metrics(&records, 2, &Users::of(&[1, 1, 2]), Some(&calendar))
-                .1,
+            jobs: JobSummaries::with_metrics(&records, 2).1,
+            submissions: SubmissionSummaries::with_lateness(
+                &users,
+                &submits,
+                &submits,
+                Some(&calendar),
+            )
+            .1,
             events: &EventLog::of_records(&records),
             lateness: &lateness,
             nodes: 2,
@@ -1064,8 +1104,29 @@ mod tests {
         assert_eq!((s.wait_s.total(), s.bounded_slowdown.total()), (0, 0));
     }
 
+    /// The users' pass gives each user's lateness as well. By hand: user 7's jobs were
+    /// recorded at 0 s and 100 s and replayed at 30 s and 150 s: lateness 30 s and 50 s,
+    /// mean 40 s; relative 1 + 40 / 100 = 1.4; additional 2·40 / 1 = 80 s. User 3's
+    /// one job, recorded at 50 s, replayed at 40 s: −10 s. In user id order.
+    #[test]
+    fn the_users_pass_gives_lateness() {
+        let secs = |v: &[i64]| -> Vec<Time> { v.iter().map(|&x| Time::from_secs(x)).collect() };
+        let users = Users::of(&[7, 3, 7]);
+        let (recorded, replayed) = (secs(&[0, 50, 100]), secs(&[30, 40, 150]));
+        let (lateness, by) = SubmissionSummaries::with_lateness(&users, &recorded, &replayed, None);
+        let got: Vec<_> = lateness
+            .iter()
+            .map(|u| (u.user, u.lateness.jobs, u.lateness.mean_s))
+            .collect();
+        assert_eq!(got, [(3, 1, -10.0), (7, 2, 40.0)]);
+        assert_eq!(lateness[1].lateness.relative, Some(1.4));
+        assert_eq!(lateness[1].lateness.additional_s, Some(80.0));
+        // Replayed in time order for each user: the activity comes from this pass.
+        assert!(by.by_submission.is_some());
+    }
+
     /// A user whose jobs were submitted out of record order (as replay with feedback
-    /// may do): the metrics' pass sees it and leaves the users to the log, which gives
+    /// may do): the users' pass sees it and leaves the users to the log, which gives
     /// the same activity as in order. By hand: user 1 submits at 50 s, 100 s (day 0) and
     /// 86 400 s (day 1), recorded in the order 100, 50, 86 400: 3 jobs over 86 350 s,
     /// 2 active days; user 2 one job.
@@ -1078,9 +1139,9 @@ mod tests {
             record(70, Some(80)),
         ];
         let users = [1, 1, 1, 2];
-        let numbered = Users::of(&users);
-        let (_, jobs) = JobSummaries::with_metrics(&records, 1, &numbered, None);
-        assert!(jobs.by_submission.is_none());
+        let (numbered, submitted) = (Users::of(&users), submits(&records));
+        let (_, by) = SubmissionSummaries::with_lateness(&numbered, &submitted, &submitted, None);
+        assert!(by.by_submission.is_none());
         let s = summary(&records, &users, 1);
         assert_eq!(s.users.count, 2);
         assert_eq!((s.users.jobs[0], s.users.jobs[100]), (1.0, 3.0));
@@ -1092,13 +1153,13 @@ mod tests {
             (s.users.active_days[0], s.users.active_days[100]),
             (1.0, 2.0)
         );
-        // In record order, the same users come from the metrics' pass.
+        // In record order, the same users come from the users' pass.
         let mut sorted = records;
         sorted.sort_by_key(|r| r.submit);
         let users = [1, 2, 1, 1];
-        let numbered = Users::of(&users);
-        let (_, jobs) = JobSummaries::with_metrics(&sorted, 1, &numbered, None);
-        assert!(jobs.by_submission.is_some());
+        let (numbered, submitted) = (Users::of(&users), submits(&sorted));
+        let (_, by) = SubmissionSummaries::with_lateness(&numbered, &submitted, &submitted, None);
+        assert!(by.by_submission.is_some());
         assert_eq!(summary(&sorted, &users, 1).users, s.users);
     }
 
