@@ -110,7 +110,7 @@ impl Calendar {
             offset: 0,
             day_from: 0,
             day_until: 0,
-            day_start_ms: 0,
+            day_start: 0,
             week_hour: 0,
             day: 0,
         }
@@ -138,12 +138,13 @@ pub struct LocalClock<'a> {
     from: i64,
     until: i64,
     offset: i64,
-    /// The local day of the last lookup, `day`, holds for Unix milliseconds in
-    /// `day_from..day_until`; it started at Unix millisecond `day_start_ms` (a whole
-    /// second), on the local hour of the week `week_hour`.
+    /// The local day of the last lookup, `day`, holds for simulated milliseconds in
+    /// `day_from..day_until`; it started at simulated millisecond `day_start` (a whole
+    /// second of Unix time), on the local hour of the week `week_hour`. Simulated
+    /// rather than Unix times, so that a lookup within the day needs no addition.
     day_from: i64,
     day_until: i64,
-    day_start_ms: i64,
+    day_start: i64,
     week_hour: i64,
     day: i64,
 }
@@ -174,20 +175,22 @@ impl LocalClock<'_> {
     /// within the local day of the last lookup (and its UTC offset) need none.
     #[inline]
     pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
-        let ms = self.calendar.unix_start_ms.saturating_add(t.millis());
-        if (self.day_from..self.day_until).contains(&ms) {
-            // ⌊(⌊ms / 1000⌋ − start_s) / 3 600⌋ = ⌊(ms − 1000·start_s) / 3 600 000⌋, and
-            // the day holds only from its start on: one unsigned division.
-            let hour = ((ms - self.day_start_ms) as u64 / 3_600_000) as i64;
+        let t_ms = t.millis();
+        if (self.day_from..self.day_until).contains(&t_ms) {
+            // ⌊(⌊ms / 1000⌋ − start_s) / 3 600⌋ = ⌊(ms − 1000·start_s) / 3 600 000⌋ in
+            // Unix ms, the same difference in simulated ms, and the day holds only
+            // from its start on: one unsigned division.
+            let hour = ((t_ms - self.day_start) as u64 / 3_600_000) as i64;
             return ((self.week_hour + hour) as u8, self.day);
         }
-        self.look_up_day(t, ms)
+        self.look_up_day(t)
     }
 
-    /// [`LocalClock::hour_and_day`] of `t` (at Unix milliseconds `ms`) looked up, and
-    /// its local day kept for the next lookups.
+    /// [`LocalClock::hour_and_day`] of `t` looked up, and its local day kept for the
+    /// next lookups.
     #[cold]
-    fn look_up_day(&mut self, t: Time, ms: i64) -> (u8, i64) {
+    fn look_up_day(&mut self, t: Time) -> (u8, i64) {
+        let ms = self.calendar.unix_start_ms.saturating_add(t.millis());
         let s = self.local_seconds(t);
         let day = s.div_euclid(86_400);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
@@ -198,11 +201,17 @@ impl LocalClock<'_> {
         if Timestamp::from_millisecond(ms).is_ok() {
             let start_s = day * 86_400 - self.offset;
             // Within the zone's range only: a time past it is clamped to its end, and
-            // must not take its day's hour unclamped from here.
+            // must not take its day's hour unclamped from here. Kept in simulated ms:
+            // Unix ms within the zone's range less `UnixStartTime` (itself within it)
+            // cannot overflow, and a simulated time whose Unix time saturated above
+            // lies outside the window as its Unix time did.
             let range = Timestamp::MIN.as_millisecond()..Timestamp::MAX.as_millisecond() + 1;
-            self.day_from = (start_s * 1000).max(self.from).max(range.start);
-            self.day_until = (start_s * 1000 + 86_400_000).min(self.until).min(range.end);
-            (self.day_start_ms, self.week_hour, self.day) = (start_s * 1000, week_hour, day);
+            let unix_start = self.calendar.unix_start_ms;
+            self.day_from = (start_s * 1000).max(self.from).max(range.start) - unix_start;
+            self.day_until =
+                (start_s * 1000 + 86_400_000).min(self.until).min(range.end) - unix_start;
+            (self.day_start, self.week_hour, self.day) =
+                (start_s * 1000 - unix_start, week_hour, day);
         }
         ((week_hour + s.rem_euclid(86_400) / 3_600) as u8, day)
     }
