@@ -110,33 +110,54 @@ impl LogHistogram {
 /// one comparison of the value's bits with the next edge's settles its bin: no
 /// logarithm per value, and no branch to mispredict on values in random order (waits
 /// of 0 s among long ones take the bin of values below 1 the same way).
+///
+/// NaN lands in slots that are not counted, also without a branch: the parts of NaN
+/// alone lead to one (whose "edge" is `u64::MAX`, which the NaN of all ones reaches,
+/// moving it to the next, also uncounted), and NaN in the parts it shares with ±∞
+/// (mantissa bits only below the top four) reaches one by the comparison with the
+/// next "edge", the bits just above ±∞. The tables are padded so that a part's slot (a
+/// byte) plus one indexes them without a bounds check.
 struct LogBinner {
-    /// The bins, then the values below 1 ([`LogBinner::BELOW`]).
-    counts: [u64; LogHistogram::LAST + 2],
+    /// The tables, looked up once rather than at each value.
+    bins: &'static LogBins,
+    /// By slot: the bins, NaN ([`LogBinner::NAN`] and the next), the values below 1
+    /// ([`LogBinner::BELOW`]), NaN again, then slots no value reaches. Only the bins
+    /// and the values below 1 are read.
+    counts: [u64; LogBins::SLOTS],
 }
 
 /// The tables of [`LogBinner`], made once.
 struct LogBins {
-    /// By the top 16 bits of a value: the bin of the part's lowest value
-    /// ([`LogBinner::BELOW`] below 1, negative values included).
+    /// By the top 16 bits of a value: the slot of the part's lowest value.
     part: Box<[u8; 1 << 16]>,
-    /// The bits of `edge(i)`, then `u64::MAX` past the last bin and past the bin below
-    /// 1 (no value's bits reach it but NaN's, which are left out).
-    edges: [u64; LogHistogram::LAST + 3],
+    /// By slot: the bits of the lowest value of the next slot that the slot's values
+    /// may reach (`u64::MAX` where none may).
+    edges: [u64; LogBins::SLOTS],
+}
+
+impl LogBins {
+    const SLOTS: usize = 257;
 }
 
 static LOG_BINS: std::sync::LazyLock<LogBins> = std::sync::LazyLock::new(|| {
-    let mut edges = [u64::MAX; LogHistogram::LAST + 3];
-    for (i, e) in edges.iter_mut().enumerate().take(LogHistogram::LAST + 1) {
-        *e = LogHistogram::edge(i).to_bits();
+    let lower: Vec<f64> = (0..=LogHistogram::LAST).map(LogHistogram::edge).collect();
+    let mut edges = [u64::MAX; LogBins::SLOTS];
+    for (e, next) in edges.iter_mut().zip(&lower[1..]) {
+        *e = next.to_bits();
     }
+    // Past +∞ in the last bin, and past −∞ below 1: NaN.
+    edges[LogHistogram::LAST] = f64::INFINITY.to_bits() + 1;
+    edges[LogBinner::BELOW] = f64::NEG_INFINITY.to_bits() + 1;
     let mut part = Box::new([0u8; 1 << 16]);
     for (key, b) in part.iter_mut().enumerate() {
         let low = f64::from_bits((key as u64) << 48);
-        *b = if low.is_sign_negative() || low < 1.0 {
+        *b = if low.is_nan() {
+            // A part whose every value is NaN (its top mantissa bits are not all 0).
+            LogBinner::NAN as u8
+        } else if low.is_sign_negative() || low < 1.0 {
             LogBinner::BELOW as u8
         } else {
-            let above = edges[..=LogHistogram::LAST].partition_point(|&e| f64::from_bits(e) <= low);
+            let above = lower.partition_point(|&e| e <= low);
             above.saturating_sub(1).min(LogHistogram::LAST) as u8
         };
     }
@@ -144,28 +165,31 @@ static LOG_BINS: std::sync::LazyLock<LogBins> = std::sync::LazyLock::new(|| {
 });
 
 impl LogBinner {
-    const BELOW: usize = LogHistogram::LAST + 1;
+    /// The slot of NaN, past the last bin; the next one takes the NaN whose bits are
+    /// all ones, which reach its `u64::MAX` "edge".
+    const NAN: usize = LogHistogram::LAST + 1;
+    /// The slot of the values below 1 (negative ones included); the next one takes
+    /// the negative NaN that share their top bits with −∞.
+    const BELOW: usize = LogHistogram::LAST + 3;
 
     fn new() -> LogBinner {
         LogBinner {
-            counts: [0; LogHistogram::LAST + 2],
+            bins: &LOG_BINS,
+            counts: [0; LogBins::SLOTS],
         }
     }
 
     /// Counts `x` (NaN is left out).
     #[inline]
     fn add(&mut self, x: f64) {
-        if x.is_nan() {
-            return;
-        }
-        let (bits, bins) = (x.to_bits(), &*LOG_BINS);
-        let low = usize::from(bins.part[(bits >> 48) as usize]);
-        self.counts[low + usize::from(bits >= bins.edges[low + 1])] += 1;
+        let bits = x.to_bits();
+        let slot = usize::from(self.bins.part[(bits >> 48) as usize]);
+        self.counts[slot + usize::from(bits >= self.bins.edges[slot])] += 1;
     }
 
     /// The histogram of the values added (trailing empty bins left out).
     fn finish(&self) -> LogHistogram {
-        let counts = &self.counts[..Self::BELOW];
+        let counts = &self.counts[..=LogHistogram::LAST];
         let used = counts.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
         LogHistogram {
             below: self.counts[Self::BELOW],
@@ -1214,9 +1238,23 @@ mod tests {
             assert_eq!(bin_of(below), None, "{below}");
         }
         assert_eq!(bin_of(f64::INFINITY), Some(LogHistogram::LAST));
-        let mut b = LogBinner::new();
-        b.add(f64::NAN);
-        assert_eq!(b.finish().total(), 0);
+        // NaN of any sign and payload, those sharing their top 16 bits with ±∞ and
+        // the one of all ones included, is left out.
+        for bits in [
+            f64::NAN.to_bits(),
+            (-f64::NAN).to_bits(),
+            0x7FF0_0000_0000_0001,
+            0xFFF0_0000_0000_0001,
+            0x7FF0_FFFF_FFFF_FFFF,
+            0xFFF0_FFFF_FFFF_FFFF,
+            0x7FF1_0000_0000_0000,
+            u64::MAX,
+        ] {
+            assert!(f64::from_bits(bits).is_nan());
+            let mut b = LogBinner::new();
+            b.add(f64::from_bits(bits));
+            assert_eq!(b.finish().total(), 0, "{bits:#x}");
+        }
     }
 
     /// The busy-node bin, tabled or by multiplication, is the exact quotient's, on
