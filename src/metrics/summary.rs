@@ -285,9 +285,9 @@ pub struct SubmissionSummaries<'a> {
 
 impl<'a> SubmissionSummaries<'a> {
     /// Each user's lateness ([`lateness_by_user`](crate::metrics::lateness_by_user) of
-    /// `users`, `recorded` and `replay`)
-    /// and, from the same pass, the [`SubmissionSummaries`] of the replay submit times;
-    /// `calendar` gives local hours (none without it).
+    /// `users`, `recorded` and `replay`) and, from the same pass, the
+    /// [`SubmissionSummaries`] of the replay submit times; `calendar` gives local hours
+    /// (none without it).
     ///
     /// # Panics
     ///
