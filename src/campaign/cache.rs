@@ -4,7 +4,7 @@
 //! place, so an entry that exists is complete: "done" means "the file exists". There is
 //! no lock and no index; several processes may share a cache directory, and two writing
 //! the same key write the same result (only `compute_seconds`, the time it took, differs). An entry that cannot be read or does not carry its
-//! own key and the current [`SEMANTICS_VERSION`] is reported as corrupt, never trusted.
+//! own key and the current [`ENGINE_VERSION`] is reported as corrupt, never trusted.
 //! Numbers read back exactly as written (serde_json's `float_roundtrip`), so a cached
 //! result is bit for bit the computed one.
 //!
@@ -15,7 +15,7 @@
 
 use crate::metrics::{Lateness, SchedulingMetrics};
 use crate::platform::Platform;
-use crate::run::SEMANTICS_VERSION;
+use crate::run::ENGINE_VERSION;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields)]
 pub struct RunRecord {
     pub key: String,
-    pub semantics_version: u32,
+    pub engine_version: u32,
     /// The resolved parameters, for people reading the cache (the key covers them).
     pub description: serde_json::Value,
     /// The simulated platform.
@@ -70,7 +70,7 @@ pub enum CacheError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailureRecord {
     pub key: String,
-    pub semantics_version: u32,
+    pub engine_version: u32,
     pub error: String,
 }
 
@@ -156,10 +156,10 @@ impl Cache {
         if record.key != key {
             return Err(corrupt(format!("it holds key {}", record.key)));
         }
-        if record.semantics_version != SEMANTICS_VERSION {
+        if record.engine_version != ENGINE_VERSION {
             return Err(corrupt(format!(
-                "semantics version {}, expected {SEMANTICS_VERSION}",
-                record.semantics_version
+                "engine version {}, expected {ENGINE_VERSION}",
+                record.engine_version
             )));
         }
         Ok(Some(record))
@@ -174,23 +174,23 @@ impl Cache {
         self.dir.join("failed").join(format!("{key}.json"))
     }
 
-    /// Records why the run of `key` failed (this semantics version).
+    /// Records why the run of `key` failed (this engine version).
     pub fn put_failure(&self, key: &str, error: &str) -> Result<(), CacheError> {
         let record = FailureRecord {
             key: key.to_string(),
-            semantics_version: SEMANTICS_VERSION,
+            engine_version: ENGINE_VERSION,
             error: error.to_string(),
         };
         write_atomically(&self.failure_path(key), &record)
     }
 
-    /// Why the run of `key` last failed under this semantics version, if it did and
+    /// Why the run of `key` last failed under this engine version, if it did and
     /// the record reads.
     pub fn failure(&self, key: &str) -> Option<FailureRecord> {
         let text = std::fs::read_to_string(self.failure_path(key)).ok()?;
         serde_json::from_str::<FailureRecord>(&text)
             .ok()
-            .filter(|f| f.key == key && f.semantics_version == SEMANTICS_VERSION)
+            .filter(|f| f.key == key && f.engine_version == ENGINE_VERSION)
     }
 
     /// Forgets a failure of `key` (its run has a result now).
@@ -331,7 +331,7 @@ mod tests {
         metrics.slowdown_mean = 12_980.637_980_467_509;
         let record = RunRecord {
             key: "ab".repeat(32),
-            semantics_version: SEMANTICS_VERSION,
+            engine_version: ENGINE_VERSION,
             description: serde_json::json!({ "x": 1 }),
             platform: Platform::new(10, 0.5).unwrap(),
             metrics,
@@ -358,16 +358,16 @@ mod tests {
         );
         assert!(back.metrics.makespan.is_nan() && back.lateness.mean_s.is_nan());
 
-        // Stored under another key, or under another semantics version: corrupt.
+        // Stored under another key, or under another engine version: corrupt.
         let path = cache.path(&record.key);
         let other = "cd".repeat(32);
         std::fs::create_dir_all(cache.path(&other).parent().unwrap()).unwrap();
         std::fs::copy(&path, cache.path(&other)).unwrap();
         assert!(matches!(cache.get(&other), Err(CacheError::Corrupt { .. })));
         let text = std::fs::read_to_string(&path).unwrap();
-        let old = format!("\"semantics_version\":{SEMANTICS_VERSION}");
+        let old = format!("\"engine_version\":{ENGINE_VERSION}");
         assert!(text.contains(&old), "{text}");
-        std::fs::write(&path, text.replace(&old, "\"semantics_version\":0")).unwrap();
+        std::fs::write(&path, text.replace(&old, "\"engine_version\":0")).unwrap();
         assert!(matches!(
             cache.get(&record.key),
             Err(CacheError::Corrupt { .. })

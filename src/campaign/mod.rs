@@ -7,9 +7,11 @@ pub mod cache;
 pub mod columns;
 pub mod grid;
 pub mod listing;
+pub mod prepare;
 pub mod runner;
 pub mod shard;
 pub mod spec;
+pub mod status;
 
 pub use grid::{Grid, GridRun, expand};
 pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
@@ -18,8 +20,9 @@ use serde::ser::SerializeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Reads, parses and validates the spec at `path`, and expands its grid.
-pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
+/// Reads, parses and validates the spec at `path` (its implementations read from
+/// `registry`), and expands its grid.
+pub fn load(path: &Path, registry: &crate::Registry) -> Result<(Spec, Grid), SpecError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| SpecError {
         file: file.clone(),
@@ -27,7 +30,7 @@ pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
         message: format!("cannot read: {e}"),
     })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let spec = parse(&text, &file, dir)?;
+    let spec = parse(&text, &file, dir, registry)?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
 }

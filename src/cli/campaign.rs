@@ -1,29 +1,24 @@
 //! `campaign plan`, `campaign run` and `campaign report`.
 
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
-use ::campaign::campaign::listing::{PlanList, RunSummary};
-use ::campaign::campaign::runner::{
-    Event, ExecOptions, Jobs, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads,
-    plan,
+use crate::Registry;
+use crate::campaign::cache::Cache;
+use crate::campaign::listing::{PlanList, RunSummary, describe, more_labels};
+use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
+use crate::campaign::runner::{
+    self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute_selected,
 };
-use ::campaign::campaign::shard::{Shard, shards};
-use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
-use ::campaign::report::{
-    PageInfo, ReportRun, build_table, campaign_figures, markdown, runs_frame, shaking_frames,
-    write_csv, write_html, write_runs, write_summaries, write_table,
-};
-use ::campaign::workload::{
-    ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
-};
+use crate::campaign::shard::Shard;
+use crate::campaign::status::status;
+use crate::campaign::{Axis, Spec};
+use crate::report::{ReportOptions, publish_report};
 use anyhow::Context as _;
 use clap::Args;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-const DAY: f64 = 86_400.0;
 
 /// Set by Ctrl-C: no new run starts; finished runs stay cached.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -50,7 +45,7 @@ pub(crate) struct SpecArgs {
 
 /// What a report writes besides its tables.
 #[derive(Debug, Args, Clone, Copy)]
-pub(crate) struct ReportOptions {
+pub(crate) struct ReportArgsOptions {
     /// Also write every run's summary (hour of week, queue length, busy nodes,
     /// timeline, wait and bounded-slowdown histograms, per-user percentiles) as long CSV
     /// tables in summaries/ (about 1,000 rows per run).
@@ -64,182 +59,38 @@ pub(crate) struct ReportArgs {
     #[command(flatten)]
     spec: SpecArgs,
     #[command(flatten)]
-    options: ReportOptions,
+    options: ReportArgsOptions,
 }
 
-/// A spec with its grid, loaded workloads and planned runs.
-struct Prepared {
-    spec: Spec,
-    grid: Grid,
-    workloads: LoadedWorkloads,
-    planned: Vec<PlannedRun>,
+impl ReportArgsOptions {
+    fn to_options(self) -> ReportOptions {
+        ReportOptions {
+            summaries: self.summaries,
+        }
+    }
 }
 
 impl SpecArgs {
-    /// The spec, its grid, workloads and planned runs. `memos`: what loading does with
-    /// the cache's trace memos (a plan writes none, a run remembers the traces it
-    /// reads, a report also keys a missing trace's runs by them).
-    fn prepare(&self, memos: Memos<'_>, jobs: Jobs) -> anyhow::Result<Prepared> {
-        let (spec, grid) = load(&self.spec)?;
-        let mut dirs = Vec::new();
-        if let Some(d) = &self.trace_dir {
-            dirs.push((d.clone(), "--trace-dir"));
-        }
-        if let Some(d) = &spec.trace_dir {
-            dirs.push((d.clone(), "the spec's trace_dir"));
-        }
-        if let Some(d) = std::env::var_os(TRACE_DIR_ENV).filter(|d| !d.is_empty()) {
-            dirs.push((PathBuf::from(d), TRACE_DIR_ENV));
-        }
-        dirs.push((PathBuf::from("traces"), "default ./traces"));
-        let locator = TraceLocator::new(dirs.clone());
-        for (name, w) in &spec.workloads {
-            let Some(trace) = w.source.get().trace() else {
-                continue;
-            };
-            let Some(known) = archive_trace(trace) else {
-                continue;
-            };
-            if locator.locate(trace).is_ok() {
-                continue;
-            }
-            if self.fetch {
-                let base =
-                    std::env::var(ARCHIVE_URL_ENV).unwrap_or_else(|_| ARCHIVE_URL.to_string());
-                let dir = &dirs[0].0;
-                eprintln!(
-                    "workload {name}: downloading {} into {}",
-                    known.url(&base),
-                    dir.display()
-                );
-                fetch(known, &base, dir)?;
-            } else {
-                eprintln!(
-                    "workload {name}: trace {} is not in any trace directory; `--fetch` (or \
-                     `campaign trace fetch {}`) downloads it from the archive",
-                    known.name, known.name
-                );
-            }
-        }
-        let workloads = load_workloads(&spec, &locator, memos, jobs);
-        let planned = plan(&spec, &grid, &workloads);
-        Ok(Prepared {
-            spec,
-            grid,
-            workloads,
-            planned,
-        })
+    /// The campaign prepared (see [`prepare`]), notices on stderr.
+    fn prepare(
+        &self,
+        registry: &Registry,
+        memos: Memos<'_>,
+        jobs: Jobs,
+    ) -> anyhow::Result<Prepared> {
+        let inputs = Inputs {
+            spec: &self.spec,
+            trace_dir: self.trace_dir.as_deref(),
+            fetch: self.fetch,
+        };
+        Ok(prepare(inputs, registry, memos, jobs, &mut |n| {
+            eprintln!("{n}")
+        })?)
     }
-}
 
-/// What the campaign is: its grids, workloads and notes. With `errors_below`, a
-/// workload that cannot load shows the first line of its error (the caller prints the
-/// whole of it once with the failed runs).
-fn header(
-    spec: &Spec,
-    grid: &Grid,
-    workloads: &LoadedWorkloads,
-    path: &Path,
-    errors_below: bool,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "campaign   {} ({})", spec.name, path.display());
-    if let Some(d) = &spec.description {
-        let _ = writeln!(out, "           {d}");
+    pub(crate) fn out_dir(&self, spec: &Spec) -> PathBuf {
+        out_dir(spec, self.out.as_deref())
     }
-    // One factor per product dimension: a zip group counts once ("workload+platform 2").
-    for part in &grid.parts {
-        let axes: Vec<String> = part
-            .varied
-            .iter()
-            .enumerate()
-            .filter_map(
-                |(i, (a, n))| match part.zipped.iter().find(|g| g.contains(&i)) {
-                    None => Some(format!("{a} {n}")),
-                    Some(g) if g.iter().min() == Some(&i) => {
-                        let names: Vec<&str> = g.iter().map(|&k| part.varied[k].0.name()).collect();
-                        Some(format!("{} {n}", names.join("+")))
-                    }
-                    Some(_) => None,
-                },
-            )
-            .collect();
-        match &part.study {
-            Some(study) => {
-                let _ = writeln!(
-                    out,
-                    "study      {study}: {} = {} points",
-                    axes.join(" × "),
-                    part.points
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "grid       {} = {} points, {} excluded, {} included",
-                    axes.join(" × "),
-                    part.points,
-                    grid.excluded,
-                    grid.runs.iter().filter(|r| r.included).count()
-                );
-            }
-        }
-    }
-    if grid.parts.len() > 1 {
-        let _ = writeln!(
-            out,
-            "           {} points in all, {} excluded, {} included",
-            grid.points,
-            grid.excluded,
-            grid.runs.iter().filter(|r| r.included).count(),
-        );
-    }
-    let seeds = grid.runs.iter().filter(|r| r.seed > 0).count();
-    if seeds > 0 {
-        let _ = writeln!(
-            out,
-            "seeds      {seeds} seeded runs (shaken or replicated, one per seed), besides the seed-0 baselines of shaking"
-        );
-    }
-    for ((name, w), loads) in spec.workloads.iter().zip(workloads.variants()) {
-        // A replicated workload: its first replication, and how many there are.
-        let Some((seed, loaded)) = loads.first() else {
-            continue;
-        };
-        let replications = if w.seeds.is_empty() {
-            String::new()
-        } else {
-            format!(", seed {seed}; {} replications", loads.len())
-        };
-        match loaded {
-            Ok(lw) => {
-                let nodes = w.nodes.or(lw.recorded_nodes);
-                let _ = writeln!(
-                    out,
-                    "workload   {name}: {} ({} jobs, {}{replications})",
-                    lw.origin.describe(),
-                    lw.job_count(),
-                    nodes.map_or("no node count".to_string(), |n| format!("{n} nodes"))
-                );
-            }
-            Err(e) => {
-                // The first line; a run reports the whole message once with its
-                // failures, a plan prints it whole.
-                match (errors_below, e.split_once('\n')) {
-                    (true, Some((first, _))) => {
-                        let _ = writeln!(out, "workload   {name}: cannot load: {first} (below)");
-                    }
-                    _ => {
-                        let _ = writeln!(out, "workload   {name}: cannot load: {e}");
-                    }
-                }
-            }
-        }
-        if let Some(note) = &w.note {
-            let _ = writeln!(out, "           note: {note}");
-        }
-    }
-    out
 }
 
 /// Which runs a `plan` or `run` takes.
@@ -266,11 +117,7 @@ pub(crate) struct SelectArgs {
 impl SelectArgs {
     /// Which planned runs are selected: by `--only`, then `--shard`.
     fn select(&self, p: &Prepared) -> anyhow::Result<Vec<bool>> {
-        let selected = only(&p.spec, &p.grid, &self.only)?;
-        Ok(match self.shard {
-            Some(shard) => shard.select(&p.planned, &selected, &p.workloads),
-            None => selected,
-        })
+        Ok(p.select(&self.only, self.shard)?)
     }
 }
 
@@ -299,15 +146,20 @@ pub(crate) struct PlanArgs {
 }
 
 impl PlanArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        plan_command(&self.spec, &self.select, &self.show)
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        plan_command(registry, &self.spec, &self.select, &self.show)
     }
 }
 
 /// `campaign plan` (and `campaign run --dry-run`): what a run would do, running nothing.
 /// Exit code 1 if some selected run cannot run.
-fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow::Result<u8> {
-    let prepared = args.prepare(Memos::Ignore, Jobs::KeysOnly)?;
+fn plan_command(
+    registry: &Registry,
+    args: &SpecArgs,
+    select: &SelectArgs,
+    show: &ListArgs,
+) -> anyhow::Result<u8> {
+    let prepared = args.prepare(registry, Memos::Ignore, Jobs::KeysOnly)?;
     let selected = select.select(&prepared)?;
     let Prepared {
         spec,
@@ -328,7 +180,7 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
         print_stdout(&(serde_json::to_string_pretty(&list)? + "\n"))?;
         return Ok(code);
     }
-    let mut out = header(&spec, &grid, &workloads, &args.spec, false);
+    let mut out = describe(&spec, &grid, &workloads, &args.spec, false);
     // Runs with equal keys (a baseline shared by shake variants, a run two studies
     // both name) are one computation.
     write!(
@@ -355,106 +207,28 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
     writeln!(out)?;
     if show.list {
         out.push('\n');
-        out.push_str(&run_table(&list));
+        out.push_str(&list.table());
     }
     print_stdout(&out)?;
     Ok(code)
 }
 
-/// The runs of a plan as an aligned text table: the label columns some run sets (not
-/// `default`), seed if any run has one, status and key; then why runs cannot run.
-fn run_table(list: &PlanList<'_>) -> String {
-    use ::campaign::campaign::spec::{COLUMNS, DEFAULT_VARIANT};
-    let mut header: Vec<String> = Vec::new();
-    let mut cells: Vec<Vec<String>> = list.runs.iter().map(|_| Vec::new()).collect();
-    if list.runs.iter().any(|r| r.labels.study.is_some()) {
-        header.push("study".into());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(r.labels.study.as_deref().unwrap_or("-").to_string());
-        }
-    }
-    for axis in COLUMNS {
-        let value = |r: &::campaign::campaign::listing::PlanEntry<'_>| {
-            r.labels.get(axis).unwrap_or("-").to_string()
-        };
-        if list
-            .runs
-            .iter()
-            .all(|r| matches!(r.labels.get(axis), None | Some(DEFAULT_VARIANT)))
-        {
-            continue;
-        }
-        header.push(axis.name().to_string());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(value(r));
-        }
-    }
-    if list.runs.iter().any(|r| r.labels.seed > 0) {
-        header.push("seed".into());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(r.labels.seed.to_string());
-        }
-    }
-    header.push("status".into());
-    header.push("key".into());
-    for (row, r) in cells.iter_mut().zip(&list.runs) {
-        row.push(r.status.name().to_string());
-        row.push(r.key.unwrap_or("-").to_string());
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|row| row[i].chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |row: &[String]| {
-        let padded: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        padded.join("  ").trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header);
-    for row in &cells {
-        out.push_str(&line(row));
-    }
-    // Each distinct reason once.
-    let mut errors: Vec<&str> = list.runs.iter().filter_map(|r| r.error).collect();
-    errors.sort_unstable();
-    errors.dedup();
-    for e in errors {
-        out.push_str(&format!("cannot run: {e}\n"));
-    }
-    out
-}
-
-impl SpecArgs {
-    pub(crate) fn out_dir(&self, spec: &Spec) -> PathBuf {
-        self.out
-            .clone()
-            .unwrap_or_else(|| Path::new("results").join(&spec.name))
-    }
-}
-
 impl ReportArgs {
     /// `campaign report`: the outputs from the cache alone; runs not cached are
     /// reported as not run.
-    pub(crate) fn report(&self) -> anyhow::Result<u8> {
+    pub(crate) fn report(&self, registry: &Registry) -> anyhow::Result<u8> {
         let cache = Cache::new(&self.spec.cache);
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
+        } = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
         eprint!(
             "{}",
-            header(&spec, &grid, &workloads, &self.spec.spec, false)
+            describe(&spec, &grid, &workloads, &self.spec.spec, false)
         );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
@@ -465,275 +239,26 @@ impl ReportArgs {
             );
         }
         let dir = self.spec.out_dir(&spec);
-        print_stdout(&report(&spec, &planned, &outcomes, &dir, self.options)?)?;
+        print_stdout(&publish_report(
+            &spec,
+            &planned,
+            &outcomes,
+            &dir,
+            self.options.to_options(),
+        )?)?;
         Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
     }
 }
 
 /// A run's result from the cache alone (a corrupt entry is a warning and `None`).
 fn cached(p: &PlannedRun, cache: &Cache) -> Option<Outcome> {
-    match cache.get(p.key()?) {
-        Ok(record) => record.map(Outcome::Cached),
+    match runner::cached(p, cache) {
+        Ok(outcome) => outcome,
         Err(e) => {
             eprintln!("warning: {e}");
             None
         }
     }
-}
-
-/// Writes the report where it belongs and returns the text to print. A complete
-/// campaign (every run has a result) goes into `dir`, replacing the previous report
-/// and any partial one; an incomplete one (failed or interrupted runs) into
-/// `dir/partial`, leaving `dir`'s previous complete report as it was. Either way the
-/// files are written into a temporary directory beside their place and moved there
-/// once all are written, so a crash midway leaves the previous files whole.
-fn report(
-    spec: &Spec,
-    planned: &[PlannedRun],
-    outcomes: &[Option<Outcome>],
-    dir: &Path,
-    options: ReportOptions,
-) -> anyhow::Result<String> {
-    let complete = outcomes
-        .iter()
-        .all(|o| o.as_ref().is_some_and(|o| o.record().is_some()));
-    let target = if complete {
-        dir.to_path_buf()
-    } else {
-        dir.join(PARTIAL)
-    };
-    std::fs::create_dir_all(&target)
-        .with_context(|| format!("cannot create {}", target.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".report-")
-        .tempdir_in(&target)
-        .with_context(|| format!("cannot write in {}", target.display()))?;
-    let mut text = write_report(spec, planned, outcomes, staging.path(), &target, options)?;
-    publish(staging.path(), &target)?;
-    if complete {
-        let partial = dir.join(PARTIAL);
-        if partial.is_dir() {
-            std::fs::remove_dir_all(&partial)
-                .with_context(|| format!("cannot remove {}", partial.display()))?;
-        }
-    } else {
-        writeln!(
-            text,
-            "incomplete campaign: this report is in {}; {} keeps the last complete one",
-            target.display(),
-            dir.display()
-        )?;
-    }
-    Ok(text)
-}
-
-/// Where an incomplete campaign's report goes, inside the output directory.
-const PARTIAL: &str = "partial";
-
-/// Moves every file under `from` to the same place under `to` (same file system: each
-/// file appears whole).
-fn publish(from: &Path, to: &Path) -> anyhow::Result<()> {
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let (source, dest) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type()?.is_dir() {
-            std::fs::create_dir_all(&dest)
-                .with_context(|| format!("cannot create {}", dest.display()))?;
-            publish(&source, &dest)?;
-        } else {
-            std::fs::rename(&source, &dest).with_context(|| {
-                format!("cannot move {} to {}", source.display(), dest.display())
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Writes runs.parquet, runs.csv and the tables into `dir` (their place is `shown`);
-/// returns the text to print: every table (Markdown) with the published values beside
-/// ours, or a per-run summary when the spec asks for no table.
-fn write_report(
-    spec: &Spec,
-    planned: &[PlannedRun],
-    outcomes: &[Option<Outcome>],
-    dir: &Path,
-    shown: &Path,
-    options: ReportOptions,
-) -> anyhow::Result<String> {
-    let runs: Vec<ReportRun<'_>> = planned
-        .iter()
-        .zip(outcomes)
-        .map(|(p, o)| ReportRun {
-            labels: &p.labels,
-            key: p.key(),
-            outcome: o.as_ref(),
-            seeded: spec.seeded(&p.run),
-            replicated: spec.replicated(&p.run),
-        })
-        .collect();
-    let mut df = runs_frame(&runs)?;
-    let provenance = [
-        ("campaign_version", env!("CARGO_PKG_VERSION").to_string()),
-        (
-            "semantics_version",
-            ::campaign::run::SEMANTICS_VERSION.to_string(),
-        ),
-        ("spec", spec.file.clone()),
-        ("spec_name", spec.name.clone()),
-    ];
-    write_runs(&mut df, dir, &provenance)?;
-    let summaries = options.summaries && write_summaries(&runs, dir)?;
-    let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
-    let shaken = long.height() > 0;
-    if shaken {
-        write_csv(&mut long, &dir.join("shaking.csv"))?;
-        write_csv(&mut seeds, &dir.join("shaking-seeds.csv"))?;
-    }
-    let mut out = String::new();
-    let mut tables = Vec::with_capacity(spec.tables.len());
-    for t in &spec.tables {
-        let mut table = build_table(&df, &wide, t)?;
-        write_table(&mut table, &dir.join("tables"))?;
-        writeln!(out, "{}\n", table.title.as_deref().unwrap_or(&table.name))?;
-        writeln!(out, "{}", markdown(&table.header, &table.rows))?;
-        if let Some((header, rows)) = &table.comparison {
-            writeln!(
-                out,
-                "{} beside ours{}:\n",
-                table.title.as_deref().unwrap_or(&table.name),
-                table
-                    .expected_source
-                    .as_ref()
-                    .map_or(String::new(), |s| format!(" (published: {s})"))
-            )?;
-            writeln!(out, "{}", markdown(header, rows))?;
-        }
-        tables.push(table);
-    }
-    let figures = campaign_figures(spec, &runs);
-    let statuses = ["ok", "failed", "not run"].map(|status| {
-        let n = outcomes
-            .iter()
-            .filter(|o| match o {
-                None => status == "not run",
-                Some(o) if o.record().is_some() => status == "ok",
-                Some(_) => status == "failed",
-            })
-            .count();
-        (status, n)
-    });
-    let page = PageInfo {
-        name: &spec.name,
-        description: spec.description.as_deref(),
-        spec_file: &spec.file,
-        counts: statuses.to_vec(),
-    };
-    let drawn = write_html(dir, &page, &tables, &figures)?;
-    if spec.tables.is_empty() {
-        out.push_str(&summary(planned, outcomes)?);
-    }
-    writeln!(
-        out,
-        "outputs in {} (report.html with {drawn} figure{}, runs.parquet, runs.csv{}{}{})",
-        shown.display(),
-        if drawn == 1 { "" } else { "s" },
-        if summaries { ", summaries/" } else { "" },
-        if shaken {
-            ", shaking.csv, shaking-seeds.csv"
-        } else {
-            ""
-        },
-        if spec.tables.is_empty() {
-            ""
-        } else {
-            ", tables/"
-        }
-    )?;
-    Ok(out)
-}
-
-/// The labels beyond the summary's columns, where set: study, transform, shake and seed.
-fn more_labels(l: &::campaign::campaign::Labels) -> String {
-    let default = ::campaign::campaign::spec::DEFAULT_VARIANT;
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(s) = &l.study {
-        parts.push(format!("study {s}"));
-    }
-    if &l[Axis::Transform] != default {
-        parts.push(format!("transform {}", &l[Axis::Transform]));
-    }
-    if &l[Axis::Shake] != default {
-        parts.push(format!("shake {} seed {}", &l[Axis::Shake], l.seed));
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" [{}]", parts.join(", "))
-    }
-}
-
-/// One line per run: labels and the main metrics.
-fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Result<String> {
-    let mut out = String::new();
-    writeln!(
-        out,
-        "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11}",
-        "workload",
-        "experiment",
-        "sched",
-        "platform",
-        "semantics",
-        "replay",
-        "makespan",
-        "wait mean",
-        "wait max",
-        "late mean",
-        "relative",
-        "additional"
-    )?;
-    for (p, o) in planned.iter().zip(outcomes) {
-        let l = &p.labels;
-        write!(
-            out,
-            "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} ",
-            &l[Axis::Workload],
-            l.experiment.as_deref().unwrap_or("-"),
-            &l[Axis::Scheduler],
-            &l[Axis::Platform],
-            &l[Axis::Semantics],
-            &l[Axis::Replay]
-        )?;
-        match o.as_ref().and_then(Outcome::record) {
-            Some(r) => {
-                let m = &r.metrics;
-                let opt = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
-                writeln!(
-                    out,
-                    "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}{}",
-                    m.makespan / DAY,
-                    m.wait_mean / DAY,
-                    m.wait_max / DAY,
-                    r.lateness.mean_s / DAY,
-                    opt(r.lateness.relative, 3),
-                    opt(r.lateness.additional_s, 2),
-                    more_labels(l)
-                )?;
-            }
-            None => writeln!(
-                out,
-                "{:>10}{}",
-                o.as_ref().map_or("not run", Outcome::status),
-                more_labels(l)
-            )?,
-        }
-    }
-    writeln!(
-        out,
-        "(makespan, waits and mean lateness in days; additional lateness in seconds)"
-    )?;
-    Ok(out)
 }
 
 #[derive(Debug, Args)]
@@ -748,7 +273,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     show: DryRunListArgs,
     #[command(flatten)]
-    report: ReportOptions,
+    report: ReportArgsOptions,
     /// Stop dispatching runs at the first failure (runs under way finish and are
     /// cached); exit code 1.
     #[arg(long)]
@@ -844,16 +369,18 @@ impl Progress {
 }
 
 impl RunArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         if self.dry_run {
             let show = ListArgs {
                 list: self.show.list,
                 format: self.show.format,
             };
-            return plan_command(&self.spec, &self.select, &show);
+            return plan_command(registry, &self.spec, &self.select, &show);
         }
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Remember(&cache), Jobs::Loaded)?;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Remember(&cache), Jobs::Loaded)?;
         let selected = self.select.select(&prepared)?;
         let Prepared {
             spec,
@@ -877,31 +404,23 @@ impl RunArgs {
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!(
             "{}",
-            header(&spec, &grid, &workloads, &self.spec.spec, true)
+            describe(&spec, &grid, &workloads, &self.spec.spec, true)
         );
-        let chosen: Vec<PlannedRun> = planned
-            .iter()
-            .zip(&selected)
-            .filter(|(_, s)| **s)
-            .map(|(p, _)| p.clone())
-            .collect();
+        let chosen = selected.iter().filter(|s| **s).count();
         if let Some(shard) = self.select.shard {
-            eprintln!("shard {shard}: {} of {} runs", chosen.len(), planned.len());
-        } else if chosen.len() < planned.len() {
-            eprintln!(
-                "--only: {} of {} runs selected",
-                chosen.len(),
-                planned.len()
-            );
+            eprintln!("shard {shard}: {chosen} of {} runs", planned.len());
+        } else if chosen < planned.len() {
+            eprintln!("--only: {chosen} of {} runs selected", planned.len());
         }
         let threads = self
             .jobs
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let progress = Progress::new(chosen.len());
+        let progress = Progress::new(chosen);
         let started = Instant::now();
-        let mut ran = execute(
-            &chosen,
+        let outcomes = execute_selected(
+            &planned,
+            &selected,
             &workloads,
             &cache,
             ExecOptions {
@@ -913,14 +432,8 @@ impl RunArgs {
             },
             &STOP,
             &|e| progress.event(e),
-        )?
-        .into_iter();
+        )?;
         let elapsed = started.elapsed().as_secs_f64();
-        // Back to every run of the campaign: the unselected ones are `None` here.
-        let outcomes: Vec<Option<Outcome>> = selected
-            .iter()
-            .map(|&s| if s { ran.next().flatten() } else { None })
-            .collect();
 
         let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);
         let counts = summary.counts;
@@ -962,7 +475,13 @@ impl RunArgs {
                  (reported as not run)"
             );
         }
-        print_stdout(&report(&spec, &planned, &reported, &out_dir, self.report)?)?;
+        print_stdout(&publish_report(
+            &spec,
+            &planned,
+            &reported,
+            &out_dir,
+            self.report.to_options(),
+        )?)?;
 
         Ok(self.failures(&planned, &reported, counts))
     }
@@ -973,7 +492,7 @@ impl RunArgs {
         &self,
         planned: &[PlannedRun],
         outcomes: &[Option<Outcome>],
-        counts: ::campaign::campaign::listing::RunCounts,
+        counts: crate::campaign::listing::RunCounts,
     ) -> u8 {
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()
@@ -1050,129 +569,53 @@ pub(crate) struct StatusArgs {
     shards: Option<usize>,
 }
 
-/// A distinct run's state in the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Cached,
-    Failed,
-    Missing,
-}
-
 impl StatusArgs {
     /// `campaign status`: how many distinct runs are cached, failed (with their errors)
     /// and missing, in all and per shard; exit code 0 only when every run is cached.
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        use std::collections::HashMap;
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         if self.shards == Some(0) {
             anyhow::bail!("--shards must be at least 1");
         }
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
-        let Prepared {
-            spec,
-            workloads,
-            planned,
-            ..
-        } = &prepared;
-        // Distinct keys of the selected runs, in plan order; runs that cannot run.
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut keys: Vec<&str> = Vec::new();
-        let mut cannot_run: Vec<&PlannedRun> = Vec::new();
-        for (p, _) in planned.iter().zip(&selected).filter(|(_, s)| **s) {
-            match p.key() {
-                Some(k) => {
-                    index.entry(k).or_insert_with(|| {
-                        keys.push(k);
-                        keys.len() - 1
-                    });
-                }
-                None => cannot_run.push(p),
-            }
-        }
-        let cached = cache.contains_each(&keys);
-        let mut errors: Vec<(String, usize)> = Vec::new();
-        let states: Vec<State> = keys
-            .iter()
-            .zip(&cached)
-            .map(|(k, &c)| {
-                if c {
-                    return State::Cached;
-                }
-                match cache.failure(k) {
-                    Some(f) => {
-                        match errors.iter_mut().find(|(e, _)| *e == f.error) {
-                            Some((_, n)) => *n += 1,
-                            None => errors.push((f.error, 1)),
-                        }
-                        State::Failed
-                    }
-                    None => State::Missing,
-                }
-            })
-            .collect();
-        let mut totals = [0usize; 3];
-        for &s in &states {
-            totals[s as usize] += 1;
-        }
-        let [done, failed, missing] = totals;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
+        let selected = prepared.select(&self.only, None)?;
+        let st = status(&prepared, &selected, &cache, self.shards);
+        let t = st.total;
         let mut out = String::new();
         writeln!(
             out,
             "campaign   {} ({}; cache {})",
-            spec.name,
+            prepared.spec.name,
             self.spec.spec.display(),
             cache.dir().display()
         )?;
         writeln!(
             out,
-            "runs       {} distinct: {done} cached, {failed} failed, {missing} missing; {} \
-             cannot run",
-            keys.len(),
-            cannot_run.len()
+            "runs       {} distinct: {} cached, {} failed, {} missing; {} cannot run",
+            t.runs,
+            t.cached,
+            t.failed,
+            t.missing,
+            st.cannot_run.len()
         )?;
-        // The partition weighs runs by their workloads' job counts, which a trace known
-        // only from the cache's memos does not give.
-        let recalled = workloads.variants().flatten().any(|(_, w)| {
-            w.as_ref()
-                .is_ok_and(|w| matches!(w.origin, ::campaign::workload::Origin::Remembered { .. }))
-        });
-        if self.shards.is_some() && recalled {
+        if let Some(why) = st.shards_not_counted {
+            writeln!(out, "shards     not counted: {why}")?;
+        }
+        for (k, c) in st.shards.iter().flatten().enumerate() {
+            let shard = Shard {
+                index: k + 1,
+                count: self.shards.unwrap_or(1),
+            };
             writeln!(
                 out,
-                "shards     not counted: a trace is not found (its runs are keyed from the \
-                 cache's memos), and the shards' partition weighs the traces' job counts; \
-                 give --trace-dir"
+                "shard {shard:<5}{:>6} distinct: {} cached, {} failed, {} missing",
+                c.runs, c.cached, c.failed, c.missing
             )?;
         }
-        if let Some(n) = self.shards.filter(|_| !recalled) {
-            // Per shard: its distinct runs, then how many are cached, failed, missing.
-            let mut per_shard = vec![[0usize; 4]; n];
-            let mut counted = vec![false; keys.len()];
-            let shard_of = shards(planned, &selected, workloads, n);
-            for (p, shard) in planned.iter().zip(shard_of) {
-                let (Some(shard), Some(&i)) = (shard, p.key().and_then(|k| index.get(k))) else {
-                    continue;
-                };
-                if !std::mem::replace(&mut counted[i], true) {
-                    per_shard[shard][0] += 1;
-                    per_shard[shard][1 + states[i] as usize] += 1;
-                }
-            }
-            for (k, [runs, cached, failed, missing]) in per_shard.into_iter().enumerate() {
-                let shard = Shard {
-                    index: k + 1,
-                    count: n,
-                };
-                writeln!(
-                    out,
-                    "shard {shard:<5}{runs:>6} distinct: {cached} cached, {failed} failed, \
-                     {missing} missing"
-                )?;
-            }
-        }
         const SHOWN: usize = 10;
-        for (error, n) in errors.iter().take(SHOWN) {
+        for (error, n) in st.errors.iter().take(SHOWN) {
             let first = error.lines().next().unwrap_or_default();
             writeln!(
                 out,
@@ -1180,15 +623,15 @@ impl StatusArgs {
                 if *n == 1 { "" } else { "s" }
             )?;
         }
-        if errors.len() > SHOWN {
-            writeln!(out, "failed: … and {} more errors", errors.len() - SHOWN)?;
+        if st.errors.len() > SHOWN {
+            writeln!(out, "failed: … and {} more errors", st.errors.len() - SHOWN)?;
         }
-        for p in cannot_run.iter().take(3) {
+        for p in st.cannot_run.iter().take(3) {
             if let Err(e) = &p.description {
                 writeln!(out, "cannot run: {}", e.lines().next().unwrap_or_default())?;
             }
         }
-        let complete = failed == 0 && missing == 0 && cannot_run.is_empty();
+        let complete = st.complete();
         writeln!(out, "{}", if complete { "complete" } else { "incomplete" })?;
         print_stdout(&out)?;
         Ok(if complete { EXIT_OK } else { EXIT_ERROR })
@@ -1211,10 +654,12 @@ impl ExplainArgs {
     /// `campaign explain`: for each selected run, its labels, the canonical encoding of
     /// its resolved description (the bytes whose blake3 is its key), the key, and
     /// whether the cache has it.
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
+        let selected = prepared.select(&self.only, None)?;
         let chosen: Vec<&PlannedRun> = prepared
             .planned
             .iter()
@@ -1229,7 +674,7 @@ impl ExplainArgs {
             if let Some(s) = &l.study {
                 labels.push(format!("study={s}"));
             }
-            for axis in ::campaign::campaign::spec::COLUMNS {
+            for axis in crate::campaign::spec::COLUMNS {
                 if let Some(v) = l.get(axis) {
                     labels.push(format!("{}={v}", axis.name()));
                 }

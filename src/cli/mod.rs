@@ -1,6 +1,8 @@
-//! The command line: clap argument types that turn themselves into library calls. The
-//! library never sees clap or stdout; this module (private to the binary) and `main.rs`
-//! are the edge.
+//! The command line: clap argument types that turn themselves into library calls.
+//! [`main_with`] is the whole command line over a [`Registry`]; the `campaign` binary
+//! is that call with the built-ins, and a lab's own binary is the same call with its
+//! implementations registered (see `examples/custom_scheduler.rs`). The rest of the
+//! library never sees clap or stdout: this module is the edge.
 
 mod campaign;
 mod model;
@@ -10,28 +12,29 @@ mod simulate;
 mod slurm;
 mod trace;
 
-use ::campaign::Choice;
-use ::campaign::workload::{
+use crate::registry::Family;
+use crate::workload::{
     Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
     TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
+use crate::{Choice, Registry};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Exit codes.
-pub(crate) const EXIT_OK: u8 = 0;
-/// Bad input, missing file, failed run.
-pub(crate) const EXIT_ERROR: u8 = 1;
-/// Bad command line (clap's own code).
-pub(crate) const EXIT_USAGE: u8 = 2;
-/// `--check` found broken invariants.
-pub(crate) const EXIT_CHECK_FAILED: u8 = 3;
-/// Stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the shell's
-/// convention.
-pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: bad input, missing file, failed run.
+pub const EXIT_ERROR: u8 = 1;
+/// Exit code: bad command line (clap's own code).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: `--check` found broken invariants.
+pub const EXIT_CHECK_FAILED: u8 = 3;
+/// Exit code: stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the
+/// shell's convention.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -85,20 +88,67 @@ enum Command {
     },
 }
 
-/// Runs the command line; the whole of `main`.
-pub(crate) fn main() -> ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    // The version names the semantics version too: results (and cache keys) are those
-    // of that version.
+/// The command line with `registry`'s implementations: the value lists and help of
+/// the options that name a scheduler, replay model or workload model come from it.
+pub fn command(registry: &Registry) -> clap::Command {
+    use clap::CommandFactory;
+    // The version names the engine version too: results (and cache keys) are those of
+    // that version (and of each implementation's own).
     let version = format!(
-        "{} (semantics version {})",
+        "{} (engine version {})",
         env!("CARGO_PKG_VERSION"),
-        ::campaign::run::SEMANTICS_VERSION
+        crate::run::ENGINE_VERSION
     );
-    // Built once per process; clap wants it for the whole run.
+    // clap keeps the version for the whole run; a process builds one command line.
     let version: &'static str = Box::leak(version.into_boxed_str());
-    let parsed = Cli::command()
+    let schedulers = registry.schedulers.clone();
+    let replays = registry.replays.clone();
+    let models = registry.models.clone();
+    Cli::command()
         .version(version)
+        .mut_subcommand("simulate", |c| {
+            c.mut_arg("scheduler", |a| {
+                let help = config_help(&schedulers, "'{ kind = \"easy\", prediction_window = 5 }'");
+                a.value_parser(ConfigParser(schedulers)).help(help)
+            })
+            .mut_arg("replay", |a| {
+                let help = config_help(
+                    &replays,
+                    "'{ model = \"feedback\", delimiter = \"last\", threshold = 30 }'",
+                );
+                a.value_parser(ConfigParser(replays)).help(help)
+            })
+        })
+        .mut_subcommand("generate", |c| {
+            c.mut_arg("model", |a| {
+                let help = config_help(&models, "'{ model = \"feitelson\", version = \"1996\" }'");
+                a.value_parser(ConfigParser(models)).help(help)
+            })
+        })
+}
+
+/// The help of an option naming one of `family`: each kind with its help line, the
+/// shorthands, and an inline-table example.
+fn config_help<S: ?Sized + 'static>(family: &Family<S>, example: &str) -> String {
+    let kinds: Vec<String> = family
+        .kinds()
+        .map(|a| format!("{} ({})", a.kind, a.help))
+        .collect();
+    format!(
+        "The {}: {}; written as {}, or an inline table, e.g. {example}",
+        family.what(),
+        kinds.join("; "),
+        family.spellings()
+    )
+}
+
+/// Runs the whole command line with `registry`'s implementations: parses the
+/// arguments, runs the command and returns its exit code. The `campaign` binary is
+/// `main_with(Registry::builtin())`; a lab's binary registers its own implementations
+/// first.
+pub fn main_with(registry: Registry) -> ExitCode {
+    use clap::FromArgMatches;
+    let parsed = command(&registry)
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
@@ -108,19 +158,20 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
         }
     };
+    let registry = &registry;
     let result = match cli.command {
-        Command::Plan(args) => args.run(),
-        Command::Run(args) => args.run(),
-        Command::Report(args) => args.report(),
-        Command::Status(args) => args.run(),
-        Command::Explain(args) => args.run(),
-        Command::Slurm(args) => args.run(),
-        Command::Simulate(args) => args.run(),
+        Command::Plan(args) => args.run(registry),
+        Command::Run(args) => args.run(registry),
+        Command::Report(args) => args.report(registry),
+        Command::Status(args) => args.run(registry),
+        Command::Explain(args) => args.run(registry),
+        Command::Slurm(args) => args.run(registry),
+        Command::Simulate(args) => args.run(registry),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),
-        Command::Generate(args) => args.run(),
+        Command::Generate(args) => args.run(registry),
         Command::Model(cmd) => cmd.run(),
-        Command::Completions { shell } => completions(shell),
+        Command::Completions { shell } => completions(shell, registry),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -132,10 +183,9 @@ pub(crate) fn main() -> ExitCode {
 }
 
 /// `campaign completions SHELL`: the completion script of the whole command line.
-fn completions(shell: clap_complete::Shell) -> anyhow::Result<u8> {
-    use clap::CommandFactory;
+fn completions(shell: clap_complete::Shell, registry: &Registry) -> anyhow::Result<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "campaign", &mut script);
+    clap_complete::generate(shell, &mut command(registry), "campaign", &mut script);
     print_stdout(&String::from_utf8_lossy(&script))?;
     Ok(EXIT_OK)
 }
@@ -190,7 +240,7 @@ struct LoadedTrace {
 impl TraceSource {
     /// The workload source these arguments name, with `cleaning`.
     fn source(&self, cleaning: &CleaningPolicy) -> WorkloadSource {
-        WorkloadSource::Trace(::campaign::workload::TraceSource {
+        WorkloadSource::Trace(crate::workload::TraceSource {
             trace: self.trace.clone(),
             cleaning: cleaning.clone(),
             lenient: self.lenient,
@@ -294,53 +344,39 @@ impl CleaningArgs {
     }
 }
 
-/// A clap parser for a typed configuration (a scheduler, a replay model): its `FromStr`
-/// (a name, a shorthand or an inline table), listing `names` in `--help`.
-#[derive(Clone)]
-struct ConfigParser<T> {
-    names: &'static [&'static str],
-    marker: std::marker::PhantomData<fn() -> T>,
-}
+/// A clap parser for an option naming one of a family's implementations (a name, a
+/// shorthand or an inline table): it checks the text against the family (so that a
+/// mistyped name is a usage error naming the valid ones) and keeps the text, which the
+/// command reads with the same family.
+struct ConfigParser<S: ?Sized>(Family<S>);
 
-fn config<T>(names: &'static [&'static str]) -> ConfigParser<T> {
-    ConfigParser {
-        names,
-        marker: std::marker::PhantomData,
+impl<S: ?Sized> Clone for ConfigParser<S> {
+    fn clone(&self) -> ConfigParser<S> {
+        ConfigParser(self.0.clone())
     }
 }
 
-impl<T> TypedValueParser for ConfigParser<T>
-where
-    T: std::str::FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Display,
-{
-    type Value = T;
+impl<S: ?Sized + 'static> TypedValueParser for ConfigParser<S> {
+    type Value = String;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<T, clap::Error> {
+    ) -> Result<String, clap::Error> {
         let text = value.to_string_lossy();
-        text.parse::<T>().map_err(|e| {
-            let what = arg.map_or(String::new(), |a| a.to_string());
-            clap::Error::raw(
-                clap::error::ErrorKind::ValueValidation,
-                format!("invalid value {text:?} for {what}: {e}\n"),
-            )
-            .with_cmd(cmd)
-        })
-    }
-
-    fn possible_values(
-        &self,
-    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(
-            self.names
-                .iter()
-                .map(|n| clap::builder::PossibleValue::new(*n)),
-        ))
+        match self.0.parse(&text) {
+            Ok(_) => Ok(text.into_owned()),
+            Err(e) => {
+                let what = arg.map_or(String::new(), |a| a.to_string());
+                Err(clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("invalid value {text:?} for {what}: {e}\n"),
+                )
+                .with_cmd(cmd))
+            }
+        }
     }
 }
 

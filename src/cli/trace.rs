@@ -2,9 +2,9 @@
 
 use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
-use ::campaign::metrics::recorded_metrics;
-use ::campaign::platform::Platform;
-use ::campaign::workload::{
+use crate::metrics::recorded_metrics;
+use crate::platform::Platform;
+use crate::workload::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, FetchError, TRACE_DIR_ENV, TraceLocator, archive_trace,
     fetch, sha256_hex, trace_name,
 };

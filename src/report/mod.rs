@@ -12,10 +12,12 @@ use polars::prelude::*;
 mod chart;
 mod figures;
 mod html;
+mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
+pub use publish::{ReportOptions, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
 pub use summaries::write_summaries;
@@ -231,7 +233,7 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
 }
 
 /// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`, with `provenance` (what
-/// made them: tool and semantics versions, the spec) as the parquet file's key-value
+/// made them: tool and engine versions, the spec) as the parquet file's key-value
 /// metadata and as `DIR/runs.meta.json`, the CSV's companion.
 pub fn write_runs(
     df: &mut DataFrame,

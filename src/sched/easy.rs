@@ -14,6 +14,14 @@ pub struct EasyConfig {
     pub prediction_window: Option<std::num::NonZeroU32>,
 }
 
+impl crate::registry::Implementation for EasyConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "easy",
+        "EASY backfilling: a reservation for the head job, both backfilling rules",
+    )
+    .with_cost(2);
+}
+
 impl super::SchedulerSetup for EasyConfig {
     fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
         Box::new(match self.prediction_window {

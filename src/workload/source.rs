@@ -87,16 +87,8 @@ impl WorkloadIdentity {
                 .unwrap_or_default()
             }
             WorkloadIdentity::Model(source) => {
-                #[derive(Serialize)]
-                struct Material<'a> {
-                    model: &'a super::SyntheticSource,
-                    seed: u64,
-                }
-                serde_json::to_vec(&Material {
-                    model: source,
-                    seed,
-                })
-                .unwrap_or_default()
+                // What serializing { model: source, seed } wrote.
+                format!("{{\"model\":{},\"seed\":{seed}}}", source.tagged_json()).into_bytes()
             }
         }
     }

@@ -261,10 +261,7 @@ fn explain_shows_the_encoding_the_key_hashes() {
     let encoding = field(first, "encoding");
     let key = field(first, "key").replace("blake3(encoding) = ", "");
     assert_eq!(key, blake3::hash(encoding.as_bytes()).to_hex().as_str());
-    assert!(
-        encoding.starts_with("{\"semantics_version\":"),
-        "{encoding}"
-    );
+    assert!(encoding.starts_with("{\"engine_version\":"), "{encoding}");
     assert!(encoding.contains("\"kind\":\"easy\""), "{encoding}");
     assert_eq!(field(first, "cache"), "not cached");
     spec_command("run", &spec, &cache, &d.join("out"))

@@ -204,8 +204,14 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
 }
 
 /// Parses and validates a spec; `file` names it in errors, relative paths in it are
-/// relative to `dir`.
-pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
+/// relative to `dir`, and its schedulers, replay models and workload models are read
+/// from `registry`.
+pub fn parse(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    registry: &crate::Registry,
+) -> Result<Spec, SpecError> {
     let src = Source { file, text };
     let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
         file: file.to_string(),
@@ -234,12 +240,12 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         description: raw.description.clone(),
         trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
         check: raw.check.unwrap_or(true),
-        workloads: variants::workloads(src, &raw, dir)?,
+        workloads: variants::workloads(src, &raw, dir, &registry.models)?,
         transforms: variants::transforms(src, &raw)?,
-        schedulers: variants::schedulers(src, &raw)?,
+        schedulers: variants::schedulers(src, &raw, &registry.schedulers)?,
         platforms: variants::platforms(src, &raw)?,
         semantics: variants::semantics(&raw),
-        replays: variants::replays(src, &raw)?,
+        replays: variants::replays(src, &raw, &registry.replays)?,
         shakes: variants::shakes(src, &raw)?,
         experiments: Vec::new(),
         defined: variants::defined(&raw),

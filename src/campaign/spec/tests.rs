@@ -6,7 +6,12 @@ use crate::workload::WorkloadSource;
 use std::path::Path;
 
 fn load(text: &str) -> Result<(Spec, Grid), SpecError> {
-    let spec = parse(text, "t.toml", Path::new("/specs"))?;
+    let spec = parse(
+        text,
+        "t.toml",
+        Path::new("/specs"),
+        crate::implementations::builtin(),
+    )?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
 }
@@ -179,8 +184,9 @@ fn typos_are_errors_naming_key_and_line() {
     // Unknown choice values.
     let e = err(&BASE.replace("kind = \"fcfs\"", "kind = \"fifo\""));
     assert!(
-        e.message
-            .contains("scheduler \"fcfs\": unknown variant `fifo`, expected one of `fcfs`"),
+        e.message.contains(
+            "scheduler \"fcfs\": unknown scheduler \"fifo\"; expected one of: fcfs, easy"
+        ),
         "{e}"
     );
     assert_eq!(e.at.map(|a| a.0), Some(10));
