@@ -237,6 +237,72 @@ impl Cache {
         removed
     }
 
+    /// The keys of every entry (`DIR/ab/abcdef….json`), in no particular order.
+    pub fn keys(&self) -> Vec<String> {
+        let Ok(dirs) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut keys = Vec::new();
+        for dir in dirs.flatten() {
+            let prefix = dir.file_name();
+            let Some(prefix) = prefix.to_str().filter(|p| is_key_prefix(p)) else {
+                continue;
+            };
+            let Ok(files) = std::fs::read_dir(dir.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let name = f.file_name();
+                if let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json"))
+                    && key.starts_with(prefix)
+                {
+                    keys.push(key.to_string());
+                }
+            }
+        }
+        keys
+    }
+
+    /// Removes every entry and failure record whose key `keep` does not hold (with
+    /// `dry_run`, only counts them). Trace memos and temporary files are left.
+    pub fn prune(
+        &self,
+        keep: &std::collections::HashSet<&str>,
+        dry_run: bool,
+    ) -> Result<Pruned, CacheError> {
+        let mut pruned = Pruned::default();
+        let remove = |path: PathBuf, bytes: &mut u64| -> Result<bool, CacheError> {
+            *bytes += std::fs::metadata(&path).map_or(0, |m| m.len());
+            if !dry_run {
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+                    Err(source) => return Err(CacheError::Io { path, source }),
+                }
+            }
+            Ok(true)
+        };
+        for key in self.keys() {
+            if keep.contains(key.as_str()) {
+                pruned.kept += 1;
+            } else if remove(self.path(&key), &mut pruned.bytes)? {
+                pruned.entries += 1;
+            }
+        }
+        if let Ok(files) = std::fs::read_dir(self.dir.join("failed")) {
+            for f in files.flatten() {
+                let name = f.file_name();
+                let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+                    continue;
+                };
+                if !keep.contains(key) && remove(f.path(), &mut pruned.bytes)? {
+                    pruned.failures += 1;
+                }
+            }
+        }
+        Ok(pruned)
+    }
+
     fn memo_path(&self, trace: &str) -> PathBuf {
         let name = blake3::hash(trace.as_bytes()).to_hex();
         self.dir.join("traces").join(format!("{name}.json"))
@@ -254,6 +320,27 @@ impl Cache {
             .ok()
             .filter(|m| m.trace == trace)
     }
+}
+
+/// What [`Cache::prune`] removed (or would remove).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// Entries removed.
+    pub entries: usize,
+    /// Failure records removed.
+    pub failures: usize,
+    /// Entries kept.
+    pub kept: usize,
+    /// Bytes of the removed files.
+    pub bytes: u64,
+}
+
+/// Whether `name` names a directory of entries: two lowercase hex digits.
+fn is_key_prefix(name: &str) -> bool {
+    name.len() == 2
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Writes `value` as one line of JSON to `path` (compact: a run's summary is mostly

@@ -288,7 +288,14 @@ fn compute(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            format!("panicked: {what}")
+            let about = |a: &crate::registry::About| {
+                format!("{} version {} ({})", a.kind, a.version, a.provider)
+            };
+            format!(
+                "panicked (scheduler {}, replay model {}): {what}",
+                about(description.scheduler.about()),
+                about(description.replay.about())
+            )
         })?
         .map_err(|e| e.to_string())?;
     let result = simulation.result;

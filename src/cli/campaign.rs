@@ -684,6 +684,9 @@ impl ExplainArgs {
             match &p.description {
                 Err(e) => writeln!(out, "cannot run {}", e.lines().next().unwrap_or_default())?,
                 Ok((d, key)) => {
+                    for (part, what) in d.parts() {
+                        writeln!(out, "{part:<10} {what}")?;
+                    }
                     let canonical = String::from_utf8_lossy(&d.canonical()).into_owned();
                     writeln!(out, "encoding   {canonical}")?;
                     writeln!(out, "key        blake3(encoding) = {key}")?;
@@ -707,6 +710,92 @@ impl ExplainArgs {
             )?;
         }
         print_stdout(&out)?;
+        Ok(EXIT_OK)
+    }
+}
+
+/// `campaign cache …`: the result cache.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Remove every cache entry (and failure record) that none of the given specs
+    /// reaches: results of older versions of an implementation or of the engine, of
+    /// specs edited since, of other campaigns. --dry-run only counts them.
+    Prune(PruneArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PruneArgs {
+    /// The campaign specs whose runs to keep (every run of each, all seeds).
+    #[arg(required = true, value_name = "SPEC")]
+    specs: Vec<PathBuf>,
+    /// A directory holding traces (searched first, as for `campaign run`).
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+    /// The result cache.
+    #[arg(long, value_name = "DIR", default_value = "results/cache")]
+    cache: PathBuf,
+    /// Count what would be removed, removing nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl CacheCommand {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        match self {
+            CacheCommand::Prune(args) => args.run(registry),
+        }
+    }
+}
+
+impl PruneArgs {
+    fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        let cache = Cache::new(&self.cache);
+        anyhow::ensure!(
+            cache.dir().is_dir(),
+            "cache {} is not a directory",
+            cache.dir().display()
+        );
+        // Every spec is prepared before anything is removed: a spec that does not read
+        // removes nothing.
+        let mut prepared = Vec::new();
+        for spec in &self.specs {
+            let inputs = Inputs {
+                spec,
+                trace_dir: self.trace_dir.as_deref(),
+                fetch: false,
+            };
+            let p = prepare(
+                inputs,
+                registry,
+                Memos::Recall(&cache),
+                Jobs::KeysOnly,
+                &mut |n| eprintln!("{n}"),
+            )
+            .with_context(|| format!("{}", spec.display()))?;
+            prepared.push(p);
+        }
+        let keep: std::collections::HashSet<&str> = prepared
+            .iter()
+            .flat_map(|p| p.planned.iter().filter_map(PlannedRun::key))
+            .collect();
+        let pruned = cache.prune(&keep, self.dry_run)?;
+        let verb = if self.dry_run {
+            "would remove"
+        } else {
+            "removed"
+        };
+        print_stdout(&format!(
+            "cache {}: {verb} {} entries and {} failure records ({:.1} MB); {} entries kept \
+             ({} distinct runs in {} spec{})\n",
+            cache.dir().display(),
+            pruned.entries,
+            pruned.failures,
+            pruned.bytes as f64 / 1e6,
+            pruned.kept,
+            keep.len(),
+            self.specs.len(),
+            if self.specs.len() == 1 { "" } else { "s" }
+        ))?;
         Ok(EXIT_OK)
     }
 }

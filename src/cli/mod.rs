@@ -64,6 +64,9 @@ enum Command {
     /// For the selected runs: the resolved parameters as encoded for the cache key, the
     /// key, and whether the cache has the run.
     Explain(campaign::ExplainArgs),
+    /// The result cache: prune what no spec reaches any more.
+    #[command(subcommand)]
+    Cache(campaign::CacheCommand),
     /// Write (and with --submit, submit) a campaign as a Slurm job array of shards over
     /// a shared cache, with a report job after it.
     Slurm(Box<slurm::SlurmArgs>),
@@ -165,6 +168,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Report(args) => args.report(registry),
         Command::Status(args) => args.run(registry),
         Command::Explain(args) => args.run(registry),
+        Command::Cache(cmd) => cmd.run(registry),
         Command::Slurm(args) => args.run(registry),
         Command::Simulate(args) => args.run(registry),
         Command::Sessions(args) => args.run(),

@@ -140,6 +140,30 @@ impl RunDescription {
         .unwrap_or_default()
     }
 
+    /// The versioned parts of the run's identity, one line each, as `campaign explain`
+    /// shows them: the engine, the scheduler, the replay model and (for a model's
+    /// workload) the workload model, each with its version and provider.
+    pub fn parts(&self) -> Vec<(&'static str, String)> {
+        fn part(a: &crate::registry::About, params: &str) -> String {
+            format!("{} version {} ({}) {params}", a.kind, a.version, a.provider)
+        }
+        let mut out = vec![
+            ("engine", format!("version {ENGINE_VERSION}")),
+            (
+                "scheduler",
+                part(self.scheduler.about(), self.scheduler.params_json()),
+            ),
+            (
+                "replay",
+                part(self.replay.about(), self.replay.params_json()),
+            ),
+        ];
+        if let WorkloadIdentity::Model(m) = &self.workload {
+            out.push(("model", part(m.model.about(), m.model.params_json())));
+        }
+        out
+    }
+
     /// The cache key: 64 hex digits.
     pub fn key(&self) -> String {
         blake3::hash(&self.canonical()).to_hex().to_string()

@@ -9,6 +9,7 @@ mod evalys;
 mod figures;
 mod fuzz;
 mod models;
+mod own_scheduler;
 mod properties;
 mod reliability;
 mod replay;
