@@ -9,8 +9,9 @@ use ::campaign::campaign::runner::{
 use ::campaign::campaign::shard::{Shard, shards};
 use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
 use ::campaign::report::{
-    PageInfo, ReportRun, build_table, campaign_figures, markdown, runs_frame, shaking_frames,
-    write_csv, write_html, write_runs, write_summaries, write_table,
+    PageInfo, ReportRun, build_table, campaign_figures, comparisons, markdown, runs_frame,
+    shaking_frames, write_comparison, write_csv, write_html, write_runs, write_summaries,
+    write_table,
 };
 use ::campaign::workload::{
     ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
@@ -612,7 +613,18 @@ fn write_report(
         }
         tables.push(table);
     }
-    let figures = campaign_figures(spec, &runs);
+    let mut figures = campaign_figures(spec, &runs);
+    for mut c in comparisons(spec, &runs)? {
+        write_comparison(&mut c, &dir.join("tables"))?;
+        writeln!(
+            out,
+            "{}\n",
+            c.table.title.as_deref().unwrap_or(&c.table.name)
+        )?;
+        writeln!(out, "{}", markdown(&c.table.header, &c.table.rows))?;
+        tables.push(c.table);
+        figures.figures.push(c.figure);
+    }
     let statuses = ["ok", "failed", "not run"].map(|status| {
         let n = outcomes
             .iter()
@@ -631,7 +643,7 @@ fn write_report(
         counts: statuses.to_vec(),
     };
     let drawn = write_html(dir, &page, &tables, &figures)?;
-    if spec.tables.is_empty() {
+    if tables.is_empty() {
         out.push_str(&summary(planned, outcomes)?);
     }
     writeln!(
@@ -645,11 +657,7 @@ fn write_report(
         } else {
             ""
         },
-        if spec.tables.is_empty() {
-            ""
-        } else {
-            ", tables/"
-        }
+        if tables.is_empty() { "" } else { ", tables/" }
     )?;
     Ok(out)
 }
