@@ -1,6 +1,7 @@
 //! `campaign plan`, `campaign run` and `campaign report`.
 
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
+use ::campaign::campaign::adaptive::{Executed, execute_selected, restrict};
 use ::campaign::campaign::listing::{PlanList, RunSummary};
 use ::campaign::campaign::runner::{
     Event, ExecOptions, Jobs, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads,
@@ -458,6 +459,8 @@ impl ReportArgs {
             header(&spec, &grid, &workloads, &self.spec.spec, false)
         );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
+        let (planned, outcomes, note) = restrict(&spec, planned, outcomes);
+        eprint!("{}", note.unwrap_or_default());
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
             eprintln!(
@@ -882,53 +885,49 @@ impl RunArgs {
         if swept > 0 {
             eprintln!("cache: removed {swept} temporary files left by interrupted writers");
         }
+        if spec.adaptive.is_some() && self.select.shard.is_some() {
+            anyhow::bail!(
+                "[adaptive] decides on seeds from every run's result: run it whole, not --shard"
+            );
+        }
         let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
         eprint!(
             "{}",
             header(&spec, &grid, &workloads, &self.spec.spec, true)
         );
-        let chosen: Vec<PlannedRun> = planned
-            .iter()
-            .zip(&selected)
-            .filter(|(_, s)| **s)
-            .map(|(p, _)| p.clone())
-            .collect();
+        let chosen = selected.iter().filter(|s| **s).count();
         if let Some(shard) = self.select.shard {
-            eprintln!("shard {shard}: {} of {} runs", chosen.len(), planned.len());
-        } else if chosen.len() < planned.len() {
-            eprintln!(
-                "--only: {} of {} runs selected",
-                chosen.len(),
-                planned.len()
-            );
+            eprintln!("shard {shard}: {chosen} of {} runs", planned.len());
+        } else if chosen < planned.len() {
+            eprintln!("--only: {chosen} of {} runs selected", planned.len());
         }
         let threads = self
             .jobs
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let progress = Progress::new(chosen.len());
+        let progress = Progress::new(chosen);
         let started = Instant::now();
-        let mut ran = execute(
-            &chosen,
-            &workloads,
-            &cache,
-            ExecOptions {
-                threads,
-                time_limit: self.timeout.map(Duration::from_secs_f64),
-                force: self.select.force,
-                fail_fast: self.fail_fast,
-                unchecked: !spec.check,
-            },
-            &STOP,
-            &|e| progress.event(e),
-        )?
-        .into_iter();
+        let options = ExecOptions {
+            threads,
+            time_limit: self.timeout.map(Duration::from_secs_f64),
+            force: self.select.force,
+            fail_fast: self.fail_fast,
+            unchecked: !spec.check,
+        };
+        // Every run of the campaign (within the seeds `[adaptive]` decided on); the
+        // unselected ones are `None` here.
+        let Executed {
+            planned,
+            selected,
+            outcomes,
+            note,
+        } = execute_selected(&spec, planned, selected, |runs| {
+            execute(runs, &workloads, &cache, options, &STOP, &|e| {
+                progress.event(e)
+            })
+        })?;
+        eprint!("{}", note.unwrap_or_default());
         let elapsed = started.elapsed().as_secs_f64();
-        // Back to every run of the campaign: the unselected ones are `None` here.
-        let outcomes: Vec<Option<Outcome>> = selected
-            .iter()
-            .map(|&s| if s { ran.next().flatten() } else { None })
-            .collect();
 
         let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);
         let counts = summary.counts;
