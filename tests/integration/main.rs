@@ -16,6 +16,7 @@ mod replay_cli;
 mod replay_hand;
 mod run_options;
 mod schedules;
+mod scipy;
 mod shaking;
 mod shards;
 mod slurm;
