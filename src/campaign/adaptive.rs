@@ -2,7 +2,8 @@
 //! first `start` seeds of every seeded variant, then adds `batch` seeds at a time (in
 //! the order the spec lists them, so every round's runs are the cached runs of a
 //! fixed-seed campaign with that many seeds) until every compared metric's interval
-//! half-width, relative to its baseline's mean, is at most the target, or every seed
+//! half-width, relative to the larger of its mean difference and its baseline's mean,
+//! is at most the target, or every seed
 //! the spec lists has run. [`run`] is the loop, [`settle`] replays its decision from
 //! the cache (for `campaign report`), [`decide`] is the rule itself.
 //!
@@ -45,8 +46,8 @@ pub struct Worst {
 }
 
 impl Worst {
-    /// Its relative half-width (+∞ where undefined: fewer than two pairs, or a baseline
-    /// mean of 0 with an interval of nonzero width).
+    /// Its relative half-width (+∞ where undefined: fewer than two pairs, or nothing to
+    /// scale by).
     pub fn half_width(&self) -> f64 {
         let h = self.row.summary.half_width_rel;
         if h.is_nan() { f64::INFINITY } else { h }
@@ -123,7 +124,8 @@ impl Decision {
         out.push_str(&match self.stop {
             Stop::Precise => format!(
                 "adaptive: stopped at {} seeds: every compared metric's 95 % interval \
-                 half-width is within {pct} % of its baseline's mean\n",
+                 half-width is within {pct} % of its scale (the larger of the mean \
+                 difference and the baseline's mean)\n",
                 self.seeds
             ),
             Stop::Exhausted => format!(
@@ -207,10 +209,23 @@ fn widest(
         .collect();
     let mut worst: Option<Worst> = None;
     for c in &spec.compares {
-        for row in compare(spec, c, &runs) {
+        let rows = compare(spec, c, &runs);
+        let shown: Vec<bool> = (0..rows.first().map_or(0, |r| r.group.len()))
+            .map(|i| rows.iter().any(|r| r.group[i].1 != rows[0].group[i].1))
+            .collect();
+        for row in rows {
             if row.summary.n == 0 {
                 continue;
             }
+            // Only the group labels that vary among the comparison's rows.
+            let mut row = row;
+            row.group = row
+                .group
+                .iter()
+                .zip(&shown)
+                .filter(|(_, v)| **v)
+                .map(|(g, _)| g.clone())
+                .collect();
             let w = Worst {
                 compare: c.name.clone(),
                 row: Box::new(row),
@@ -393,7 +408,8 @@ mod tests {
     /// variant 10 + 1 ± 1 (the sign alternating with s), so the differences have mean 1
     /// (for an even number of seeds) and population standard deviation exactly 1. The
     /// bootstrap distribution of their mean then has standard deviation 1/√n and the
-    /// 95 % interval a half-width close to 1.96/√n; relative to the baseline's mean
+    /// 95 % interval a half-width close to 1.96/√n; relative to the larger of the mean
+    /// difference (1) and the baseline's mean
     /// (10), 0.196/√n. With a 5 % target: √n ≥ 3.92, n ≥ 15.4. Rounds of 10, 20, 30:
     /// at 10 the half-width is about 6.2 %, at 20 about 4.4 %: the rule stops at 20,
     /// precise.

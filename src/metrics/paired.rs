@@ -61,7 +61,8 @@ pub struct PairedSummary {
     /// The bootstrap interval of the mean difference (NaN when `n < 2`).
     pub ci_low: f64,
     pub ci_high: f64,
-    /// Half the interval's width over |baseline mean| (NaN when undefined).
+    /// Half the interval's width relative to the larger of |mean difference| and
+    /// |baseline mean| ([`relative_half_width`]).
     pub half_width_rel: f64,
     /// Two-sided Wilcoxon signed-rank p-value (NaN when undefined).
     pub wilcoxon_p: f64,
@@ -90,11 +91,7 @@ pub fn compare_pairs(
     let baseline_mean = mean(baseline);
     let mean_diff = mean(&diffs);
     let (ci_low, ci_high) = bca_mean(&diffs, bootstrap).unwrap_or((f64::NAN, f64::NAN));
-    let half_width_rel = if baseline_mean != 0.0 {
-        (ci_high - ci_low) / 2.0 / baseline_mean.abs()
-    } else {
-        f64::NAN
-    };
+    let half_width_rel = relative_half_width(ci_low, ci_high, mean_diff, baseline_mean);
     let better = match direction {
         Some(Direction::Lower) => diffs.iter().filter(|d| **d < 0.0).count(),
         Some(Direction::Higher) => diffs.iter().filter(|d| **d > 0.0).count(),
@@ -120,6 +117,20 @@ pub fn compare_pairs(
         wilcoxon_p: wilcoxon(&diffs),
         share_better,
     }
+}
+
+/// Half the interval's width over the larger of |mean difference| and |baseline mean|:
+/// how precisely the difference is known, relative to the difference itself when it is
+/// large (a variant 50 times the baseline) and to the metric's level when it is small
+/// (no difference at all can still be known to within a few percent). 0 for an
+/// interval of zero width; NaN without an interval, or when both scales are 0.
+pub fn relative_half_width(low: f64, high: f64, mean_diff: f64, baseline_mean: f64) -> f64 {
+    let half = (high - low) / 2.0;
+    if half == 0.0 {
+        return 0.0;
+    }
+    let scale = mean_diff.abs().max(baseline_mean.abs());
+    if scale > 0.0 { half / scale } else { f64::NAN }
 }
 
 /// The mean (NaN when empty).
@@ -502,6 +513,7 @@ mod tests {
         assert_eq!(s.share_better, 0.5);
         assert_eq!(s.baseline_mean, 17.5);
         assert!(s.ci_low <= s.mean_diff && s.mean_diff <= s.ci_high);
+        // |mean difference| 2.75 < baseline mean 17.5: relative to the baseline.
         assert_eq!(s.half_width_rel, (s.ci_high - s.ci_low) / 2.0 / 17.5);
         // Zero dropped; ranks of 1, 2, 10: R⁺ = 1 of 6; subset sums of {1, 2, 3}:
         // P(T ≤ 1) = 2/8: p = 0.5.
@@ -510,6 +522,18 @@ mod tests {
         assert_eq!(higher.share_better, 0.5);
         let none = compare_pairs(&[1.0], &[2.0], None, boot(7));
         assert!(none.share_better.is_nan() && none.ci_low.is_nan());
+    }
+
+    /// Interval [90, 110] (half-width 10): a difference of 100 on a baseline of 2 is
+    /// known to 10 %; a difference of 1 on a baseline of 50 to 20 %; zero width is 0;
+    /// nothing to scale by is NaN, and so is no interval.
+    #[test]
+    fn half_width_relative_to_the_larger_scale() {
+        assert_eq!(relative_half_width(90.0, 110.0, 100.0, 2.0), 0.1);
+        assert_eq!(relative_half_width(90.0, 110.0, -1.0, -50.0), 0.2);
+        assert_eq!(relative_half_width(3.0, 3.0, 3.0, 0.0), 0.0);
+        assert!(relative_half_width(-1.0, 1.0, 0.0, 0.0).is_nan());
+        assert!(relative_half_width(f64::NAN, f64::NAN, 1.0, 1.0).is_nan());
     }
 
     /// No pair at all (every run of one side failed): counts 0, every statistic NaN.

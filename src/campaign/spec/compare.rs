@@ -15,7 +15,7 @@
 //!
 //! [adaptive]                        # `campaign run` adds seeds in batches until every
 //! half_width = 0.05                 # compared metric's interval half-width is ≤ 5 %
-//! start = 10                        # of the baseline's mean (or the seeds run out)
+//! start = 10                        # of its scale (or the seeds run out)
 //! batch = 10
 //! ```
 
@@ -50,7 +50,8 @@ pub struct CompareSpec {
 }
 
 /// `[adaptive]`: seeds are added in batches, in the spec's order, until every compared
-/// metric's interval half-width is at most `half_width` of its baseline's mean, or
+/// metric's interval half-width is at most `half_width` of its scale (the larger of
+/// the mean difference and the baseline's mean), or
 /// every seed the spec lists has run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Adaptive {
@@ -317,7 +318,7 @@ pub(super) fn adaptive(
     if !(h.is_finite() && h > 0.0) {
         return Err(fail(
             raw.half_width.span(),
-            "half_width must be a positive fraction of the baseline's mean (0.05: 5 %)",
+            "half_width must be a positive fraction (0.05: 5 %)",
         ));
     }
     let count = |v: &Option<Spanned<i64>>, default: usize, least: i64, key: &str| match v {
