@@ -63,16 +63,16 @@ pub fn group_columns(spec: &Spec, c: &CompareSpec) -> Vec<String> {
 }
 
 /// The label of `axis` of a run, or "" where it has none (a run without experiment).
-fn label(l: &Labels, axis: AxisName) -> String {
-    l.get(axis).unwrap_or("").to_string()
+fn label(l: &Labels, axis: AxisName) -> &str {
+    l.get(axis).unwrap_or("")
 }
 
 /// A pair's two sides in one instance: the baseline's value and each variant's, by
 /// variant (`None`: in the grid without a value).
-type Instance = BTreeMap<String, Option<MetricRow>>;
+type Instance<'a> = BTreeMap<&'a str, Option<MetricRow>>;
 
 /// A group's instances: (instance labels, seed) → its runs.
-type Instances = BTreeMap<(Vec<String>, u64), Instance>;
+type Instances<'a> = BTreeMap<(Vec<&'a str>, u64), Instance<'a>>;
 
 /// The bootstrap seed of one row: from the comparison's name, the group, the contrast
 /// and the metric, so that the report is the same bit for bit from run to run, and a
@@ -91,7 +91,7 @@ fn seed(c: &CompareSpec, group: &[(String, String)], variant: &str, metric: &str
 
 /// The rows of comparison `c` over `runs`: per group (in order of first appearance),
 /// per contrast (in the axis's variant order), per metric (in the spec's order).
-pub fn compare(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'_>]) -> Vec<ContrastRow> {
+pub fn compare<'a>(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'a>]) -> Vec<ContrastRow> {
     let columns = group_columns(spec, c);
     let by_study = columns.first().is_some_and(|k| k == "study");
     let kept = |l: &Labels| {
@@ -104,19 +104,19 @@ pub fn compare(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'_>]) -> Vec<Con
             && l.get(c.axis).is_some()
     };
     // Group → instance → variant → value.
-    let mut group_order: Vec<Vec<String>> = Vec::new();
-    let mut groups: BTreeMap<Vec<String>, Instances> = BTreeMap::new();
+    let mut group_order: Vec<Vec<&'a str>> = Vec::new();
+    let mut groups: BTreeMap<Vec<&'a str>, Instances<'a>> = BTreeMap::new();
     for r in runs
         .iter()
         .filter(|r| !r.unshaken_baseline && kept(r.labels))
     {
-        let l = r.labels;
-        let mut g: Vec<String> = Vec::with_capacity(columns.len());
+        let l: &'a Labels = r.labels;
+        let mut g: Vec<&'a str> = Vec::with_capacity(columns.len());
         if by_study {
-            g.push(l.study.as_deref().unwrap_or("").to_string());
+            g.push(l.study.as_deref().unwrap_or(""));
         }
         g.extend(c.groups.iter().map(|a| label(l, *a)));
-        let instance: Vec<String> = c.instance.iter().map(|a| label(l, *a)).collect();
+        let instance: Vec<&'a str> = c.instance.iter().map(|a| label(l, *a)).collect();
         let entry = groups.entry(g.clone()).or_insert_with(|| {
             group_order.push(g);
             BTreeMap::new()
@@ -143,7 +143,11 @@ pub fn compare(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'_>]) -> Vec<Con
     let mut tasks: Vec<Task> = Vec::new();
     for g in &group_order {
         let instances = &groups[g];
-        let group: Vec<(String, String)> = columns.iter().cloned().zip(g.iter().cloned()).collect();
+        let group: Vec<(String, String)> = columns
+            .iter()
+            .cloned()
+            .zip(g.iter().map(|v| v.to_string()))
+            .collect();
         for v in &variants {
             if !instances.values().any(|i| i.contains_key(*v)) {
                 continue;
@@ -154,7 +158,7 @@ pub fn compare(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'_>]) -> Vec<Con
                 };
                 let (mut baseline, mut values, mut missing) = (Vec::new(), Vec::new(), 0);
                 for inst in instances.values() {
-                    let (Some(b), Some(x)) = (inst.get(&c.baseline), inst.get(*v)) else {
+                    let (Some(b), Some(x)) = (inst.get(c.baseline.as_str()), inst.get(*v)) else {
                         continue;
                     };
                     match (value(b), value(x)) {
