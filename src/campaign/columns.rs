@@ -20,6 +20,9 @@ macro_rules! metric_row {
         pub const METRICS: &[(&str, &str)] = &[$( (stringify!($field), $meaning) ),+];
 
         impl MetricRow {
+            /// Every metric undefined (NaN).
+            pub const UNDEFINED: MetricRow = MetricRow { $( $field: f64::NAN, )+ };
+
             /// (column name, value) of every field, in [`METRICS`] order.
             pub fn columns(&self) -> Vec<(&'static str, f64)> {
                 vec![$( (stringify!($field), self.$field) ),+]
@@ -54,6 +57,47 @@ metric_row! {
     violations => "invariant violations found by the checker",
     nodes => "nodes of the simulated platform",
     speed => "node speed of the simulated platform",
+}
+
+/// The metrics where lower is better (times, slowdowns, lateness, jobs not run as
+/// asked, violations).
+pub const LOWER_IS_BETTER: &[&str] = &[
+    "makespan_d",
+    "wait_mean_d",
+    "wait_median_d",
+    "wait_max_d",
+    "turnaround_mean_d",
+    "makespan_s",
+    "wait_mean_s",
+    "wait_median_s",
+    "wait_max_s",
+    "turnaround_mean_s",
+    "slowdown_mean",
+    "bounded_slowdown_mean",
+    "killed",
+    "rejected",
+    "lateness_mean_d",
+    "lateness_mean_s",
+    "lateness_relative",
+    "lateness_additional_s",
+    "violations",
+];
+
+/// The metrics where higher is better (the platform's use, jobs done).
+pub const HIGHER_IS_BETTER: &[&str] = &["utilization", "throughput_per_day", "completed"];
+
+/// Which way metric `name` is better (comparisons' share of instances where a variant
+/// is better): `None` for the counts that describe the workload or platform (`jobs`,
+/// `nodes`, `speed`) and for names that are not metrics.
+pub fn direction(name: &str) -> Option<crate::metrics::paired::Direction> {
+    use crate::metrics::paired::Direction;
+    if LOWER_IS_BETTER.contains(&name) {
+        Some(Direction::Lower)
+    } else if HIGHER_IS_BETTER.contains(&name) {
+        Some(Direction::Higher)
+    } else {
+        None
+    }
 }
 
 /// Whether `name` is a metric column.
@@ -126,5 +170,28 @@ mod tests {
         assert_eq!(row.get("nodes"), Some(4.0));
         assert_eq!(row.get("violations"), Some(0.0));
         assert_eq!(row.get("nope"), None);
+    }
+
+    /// Every metric is classified once: lower is better, higher is better, or one of
+    /// the three that describe the workload and platform (no direction).
+    #[test]
+    fn every_metric_has_a_stated_direction() {
+        use super::*;
+        use crate::metrics::paired::Direction;
+        let neutral = ["jobs", "nodes", "speed"];
+        for (name, _) in METRICS {
+            let listed = [
+                LOWER_IS_BETTER.contains(name),
+                HIGHER_IS_BETTER.contains(name),
+                neutral.contains(name),
+            ];
+            assert_eq!(listed.iter().filter(|x| **x).count(), 1, "{name}");
+        }
+        for name in LOWER_IS_BETTER.iter().chain(HIGHER_IS_BETTER) {
+            assert!(is_metric(name), "{name}");
+        }
+        assert_eq!(direction("bounded_slowdown_mean"), Some(Direction::Lower));
+        assert_eq!(direction("utilization"), Some(Direction::Higher));
+        assert_eq!(direction("nodes"), None);
     }
 }

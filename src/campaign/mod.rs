@@ -1,10 +1,14 @@
 //! Campaigns: one TOML file describes a whole study. [`spec`] parses and validates it,
 //! [`grid`] expands it into runs, [`runner`] resolves each run to its
 //! [`crate::run::RunDescription`] (whose encoding is the [`cache`] key) and computes the
-//! ones not cached; [`columns`] names the per-run values a report shows.
+//! ones not cached; [`columns`] names the per-run values a report shows; [`compare`]
+//! pairs runs for the spec's comparisons, [`adaptive`] adds seeds until they are
+//! precise.
 
+pub mod adaptive;
 pub mod cache;
 pub mod columns;
+pub mod compare;
 pub mod grid;
 pub mod listing;
 pub mod prepare;

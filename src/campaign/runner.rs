@@ -329,30 +329,6 @@ pub struct ExecOptions {
     pub unchecked: bool,
 }
 
-/// [`execute`] on the `selected` runs of `planned`: the outcome of every planned run,
-/// `None` for one not selected or not started.
-pub fn execute_selected(
-    planned: &[PlannedRun],
-    selected: &[bool],
-    workloads: &LoadedWorkloads,
-    cache: &Cache,
-    exec: ExecOptions,
-    stop: &AtomicBool,
-    on_event: &(dyn Fn(Event<'_>) + Sync),
-) -> Result<Vec<Option<Outcome>>, rayon::ThreadPoolBuildError> {
-    let chosen: Vec<PlannedRun> = planned
-        .iter()
-        .zip(selected)
-        .filter(|(_, s)| **s)
-        .map(|(p, _)| p.clone())
-        .collect();
-    let mut ran = execute(&chosen, workloads, cache, exec, stop, on_event)?.into_iter();
-    Ok(selected
-        .iter()
-        .map(|&s| if s { ran.next().flatten() } else { None })
-        .collect())
-}
-
 /// A run's result from the cache alone: `Ok(None)` when it has no key or no entry.
 pub fn cached(p: &PlannedRun, cache: &Cache) -> Result<Option<Outcome>, CacheError> {
     match p.key() {

@@ -6,9 +6,8 @@ use crate::Registry;
 use crate::campaign::cache::{Cache, Lookup};
 use crate::campaign::listing::{PlanList, RunSummary, describe, more_labels};
 use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
-use crate::campaign::runner::{
-    self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute_selected,
-};
+use crate::campaign::adaptive::{Executed, execute_selected, restrict};
+use crate::campaign::runner::{self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute};
 use crate::campaign::shard::Shard;
 use crate::campaign::status::status;
 use crate::campaign::{Axis, Spec};
@@ -236,6 +235,9 @@ impl ReportArgs {
             describe(&spec, &grid, &workloads, &self.spec.spec, false)
         );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
+        // With `[adaptive]`, the runs within the seeds `campaign run` decided on.
+        let (planned, outcomes, note) = restrict(&spec, planned, outcomes);
+        note_raw!("{}", note.unwrap_or_default());
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
             note!(
@@ -427,6 +429,11 @@ impl RunArgs {
             "{}",
             describe(&spec, &grid, &workloads, &self.spec.spec, true)
         );
+        if spec.adaptive.is_some() && self.select.shard.is_some() {
+            anyhow::bail!(
+                "[adaptive] decides on seeds from every run's result: run it whole, not --shard"
+            );
+        }
         let chosen = selected.iter().filter(|s| **s).count();
         if let Some(shard) = self.select.shard {
             note!("shard {shard}: {chosen} of {} runs", planned.len());
@@ -439,21 +446,26 @@ impl RunArgs {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let progress = Progress::new(chosen);
         let started = Instant::now();
-        let outcomes = execute_selected(
-            &planned,
-            &selected,
-            &workloads,
-            &cache,
-            ExecOptions {
-                threads,
-                time_limit: self.timeout.map(Duration::from_secs_f64),
-                force: self.select.force,
-                fail_fast: self.fail_fast,
-                unchecked: !spec.check,
-            },
-            stop.flag(),
-            &|e| progress.event(e),
-        )?;
+        let options = ExecOptions {
+            threads,
+            time_limit: self.timeout.map(Duration::from_secs_f64),
+            force: self.select.force,
+            fail_fast: self.fail_fast,
+            unchecked: !spec.check,
+        };
+        // Every run of the campaign (within the seeds `[adaptive]` decided on); the
+        // unselected ones are `None` here.
+        let Executed {
+            planned,
+            selected,
+            outcomes,
+            note,
+        } = execute_selected(&spec, planned, selected, |runs| {
+            execute(runs, &workloads, &cache, options, stop.flag(), &|e| {
+                progress.event(e)
+            })
+        })?;
+        note_raw!("{}", note.unwrap_or_default());
         let elapsed = started.elapsed().as_secs_f64();
 
         let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);

@@ -1,9 +1,11 @@
 //! Metrics: pure functions over job records. [`SchedulingMetrics`] for one simulation
 //! (or, via [`recorded_metrics`], for the trace's own recorded schedule); [`Lateness`]
 //! of a replay against the recorded submit times, global and per user; the
-//! [`ShakingStats`] of shaken results around an unshaken one.
+//! [`ShakingStats`] of shaken results around an unshaken one; [`paired`]: a variant
+//! against a baseline on the same instances (bootstrap interval, Wilcoxon, Holm).
 
 mod lateness;
+pub mod paired;
 mod scheduling;
 mod shaking;
 mod summary;

@@ -21,6 +21,8 @@ pub struct Figure {
 pub enum Panel {
     Lines(LinePanel),
     Strips(StripPanel),
+    /// Paired comparisons (drawn in [`super::forest`]).
+    Forest(super::forest::ForestPanel),
 }
 
 /// Lines `y(x)`, each with an optional band.
@@ -85,7 +87,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn colour(i: usize) -> RGBColor {
+pub(super) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -104,6 +106,7 @@ impl Figure {
             .iter()
             .map(|p| match p {
                 Panel::Lines(_) => WIDTH,
+                Panel::Forest(f) => WIDTH.max(super::forest::label_width(f) + 500),
                 Panel::Strips(s) => {
                     let names: Vec<&str> = s.strips.iter().map(|s| s.name.as_str()).collect();
                     let longest = compact(&names).0.iter().map(|l| l.chars().count()).max();
@@ -121,6 +124,7 @@ impl Figure {
                 match panel {
                     Panel::Lines(p) => draw_lines(p, area),
                     Panel::Strips(p) => draw_strips(p, area),
+                    Panel::Forest(p) => super::forest::draw(p, area),
                 }
                 .map_err(fail)?;
             }
@@ -130,18 +134,18 @@ impl Figure {
     }
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// A series' finite points and band, in plotted coordinates.
 type Drawn = (Vec<(f64, f64)>, Vec<(f64, f64, f64)>);
 
 /// A finite value brought within ±10^300, so that a range's width and padding stay
 /// finite (plotters' tick search does not end on an infinite range).
-fn tame(v: f64) -> f64 {
+pub(super) fn tame(v: f64) -> f64 {
     v.clamp(-1e300, 1e300)
 }
 
 /// The range of `values` (finite ones), widened when empty or of zero width.
-fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+pub(super) fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -159,7 +163,7 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// A tick label: compact, without float noise.
-fn tick(v: f64) -> String {
+pub(super) fn tick(v: f64) -> String {
     if !v.is_finite() {
         // Past f64's range (a log axis near 10^308): no label.
         return String::new();

@@ -1,7 +1,8 @@
 //! Reports, the only polars user: every run of a campaign in one DataFrame
 //! ([`runs_frame`], written as `runs.parquet` and `runs.csv`), and the tables a spec asks
 //! for ([`build_table`]), aggregated by polars group-by and laid out like the papers'
-//! tables, with published values beside ours when the spec gives them.
+//! tables, with published values beside ours when the spec gives them; the paired
+//! comparisons a spec asks for ([`comparisons`]: tables and forest plots).
 
 use crate::campaign::Labels;
 use crate::campaign::columns::{METRICS, MetricRow};
@@ -10,11 +11,14 @@ use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use polars::prelude::*;
 
 mod chart;
+mod compare;
 mod figures;
+mod forest;
 mod html;
 mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};
+pub use compare::{COMPARE_COLUMNS, Comparison, comparisons, write_comparison};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
 pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};

@@ -3,8 +3,9 @@
 //! staging directory beside its place, then moved into place ([`publish_report`]).
 
 use super::{
-    PageInfo, ReportError, ReportRun, build_table, campaign_figures, markdown, runs_frame,
-    shaking_frames, write_csv, write_html, write_runs, write_summaries, write_table,
+    PageInfo, ReportError, ReportRun, build_table, campaign_figures, comparisons, markdown,
+    runs_frame, shaking_frames, write_comparison, write_csv, write_html, write_runs,
+    write_summaries, write_table,
 };
 use crate::campaign::Spec;
 use crate::campaign::runner::{Outcome, PlannedRun};
@@ -406,7 +407,18 @@ fn write_report(
         tables.push(table);
     }
     check()?;
-    let figures = campaign_figures(spec, &runs);
+    let mut figures = campaign_figures(spec, &runs);
+    for mut c in comparisons(spec, &runs)? {
+        write_comparison(&mut c, &dir.join("tables"))?;
+        let _ = writeln!(
+            out,
+            "{}\n",
+            c.table.title.as_deref().unwrap_or(&c.table.name)
+        );
+        let _ = writeln!(out, "{}", markdown(&c.table.header, &c.table.rows));
+        tables.push(c.table);
+        figures.figures.push(c.figure);
+    }
     let statuses = ["ok", "failed", "not run"].map(|status| {
         let n = outcomes
             .iter()
@@ -425,7 +437,7 @@ fn write_report(
         counts: statuses.to_vec(),
     };
     let drawn = write_html(dir, &page, &tables, &figures)?;
-    if spec.tables.is_empty() {
+    if tables.is_empty() {
         out.push_str(&crate::campaign::listing::run_lines(planned, outcomes));
     }
     let _ = writeln!(
@@ -439,11 +451,7 @@ fn write_report(
         } else {
             ""
         },
-        if spec.tables.is_empty() {
-            ""
-        } else {
-            ", tables/"
-        }
+        if tables.is_empty() { "" } else { ", tables/" }
     );
     Ok(out)
 }

@@ -18,6 +18,7 @@ mod replay_hand;
 mod robustness;
 mod run_options;
 mod schedules;
+mod scipy;
 mod shaking;
 mod shards;
 mod slurm;

@@ -6,7 +6,8 @@
 //! By concept: [`raw`] (the serde schema), [`error`] (errors and positions), [`sweep`]
 //! (the sweep mini-language), [`axes`] (the axis vocabulary), [`variants`] (each axis's
 //! variants), [`selections`] (experiments, studies, excludes, includes), [`tables`]
-//! (tables and published values) and [`figures`] (the figures of the report).
+//! (tables and published values), [`figures`] (the figures of the report) and
+//! [`compare`] (paired comparisons, and the adaptive seed rule).
 //!
 //! ```toml
 //! name = "paper2024"                      # results/<name>/
@@ -54,9 +55,16 @@
 //! [[figure]]                              # figures of report.html (default: by axes)
 //! kind = "timeline"
 //! series = ["replay"]
+//!
+//! [[compare]]                             # paired comparison along an axis
+//! name = "backfill"
+//! axis = "scheduler"
+//! baseline = "easy"
+//! metrics = ["wait_mean_s"]
 //! ```
 
 mod axes;
+mod compare;
 mod error;
 mod figures;
 mod raw;
@@ -68,6 +76,7 @@ mod tests;
 mod variants;
 
 pub use axes::{AXIS_COUNT, Axis, AxisName, COLUMNS, Choices, PartialChoices};
+pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
 pub use error::{At, SpecError};
 pub use figures::{DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, swept_parameter, swept_value};
 pub use selections::{GridDef, Selection};
@@ -113,6 +122,10 @@ pub struct Spec {
     pub includes: Vec<Selection>,
     pub tables: Vec<TableSpec>,
     pub figures: Vec<FigureSpec>,
+    /// Paired comparisons (`[[compare]]`).
+    pub compares: Vec<CompareSpec>,
+    /// Seeds added until the comparisons are precise (`[adaptive]`).
+    pub adaptive: Option<Adaptive>,
 }
 
 impl Spec {
@@ -300,6 +313,8 @@ pub fn parse(
         includes: Vec::new(),
         tables: Vec::new(),
         figures: Vec::new(),
+        compares: Vec::new(),
+        adaptive: None,
     };
     variants::check_swept_names(src, &spec)?;
     spec.experiments = selections::experiments(src, &raw, &spec)?;
@@ -308,6 +323,8 @@ pub fn parse(
     spec.includes = selections::includes(src, &raw, &spec)?;
     spec.tables = tables::tables(src, &raw, &spec)?;
     spec.figures = figures::figures(src, &raw, &spec)?;
+    spec.compares = compare::compares(src, &raw, &spec)?;
+    spec.adaptive = compare::adaptive(src, &raw, &spec)?;
     Ok(spec)
 }
 

@@ -267,6 +267,100 @@ impl<'de> Deserialize<'de> for RawFigure {
     }
 }
 
+/// The keys of `[[compare]]` besides axis names (for did-you-mean).
+pub(super) const COMPARE_KEYS: [&str; 8] = [
+    "name",
+    "title",
+    "study",
+    "axis",
+    "baseline",
+    "metrics",
+    "instance",
+    "resamples",
+];
+
+/// A comparison as written: its keys, and the variants it is restricted to on each
+/// axis it names.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RawCompare {
+    pub name: Option<Spanned<String>>,
+    pub title: Option<String>,
+    pub study: Option<Spanned<String>>,
+    pub axis: Option<Spanned<String>>,
+    pub baseline: Option<Spanned<String>>,
+    pub metrics: Option<Spanned<Vec<Spanned<String>>>>,
+    pub instance: Option<Spanned<Vec<Spanned<String>>>>,
+    pub resamples: Option<Spanned<i64>>,
+    pub filter: RawSelection,
+}
+
+impl<'de> Deserialize<'de> for RawCompare {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawCompare;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a comparison: name, title, study, axis, baseline, metrics, instance, \
+                     resamples and axis = variant name(s)",
+                )
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawCompare, A::Error> {
+                let mut c = RawCompare {
+                    name: None,
+                    title: None,
+                    study: None,
+                    axis: None,
+                    baseline: None,
+                    metrics: None,
+                    instance: None,
+                    resamples: None,
+                    filter: RawSelection::default(),
+                };
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "name" => c.name = Some(map.next_value()?),
+                        "title" => c.title = Some(map.next_value()?),
+                        "study" => c.study = Some(map.next_value()?),
+                        "axis" => c.axis = Some(map.next_value()?),
+                        "baseline" => c.baseline = Some(map.next_value()?),
+                        "metrics" => c.metrics = Some(map.next_value()?),
+                        "instance" => c.instance = Some(map.next_value()?),
+                        "resamples" => c.resamples = Some(map.next_value()?),
+                        other => match other.parse::<AxisName>() {
+                            Ok(axis) => c.filter.0.push((axis, map.next_value()?)),
+                            Err(_) => {
+                                let axes = AxisName::ALL.iter().map(|a| a.name());
+                                return Err(A::Error::custom(format!(
+                                    "unknown key `{other}` in [[compare]]{}; its keys are {} \
+                                     and axis names ({}) restricting the runs compared",
+                                    crate::suggest::did_you_mean(
+                                        other,
+                                        COMPARE_KEYS.iter().copied().chain(axes.clone())
+                                    ),
+                                    COMPARE_KEYS.join(", "),
+                                    axes.collect::<Vec<_>>().join(", ")
+                                )));
+                            }
+                        },
+                    }
+                }
+                Ok(c)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `[adaptive]`: add seeds until every comparison's interval is narrow enough.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAdaptive {
+    pub half_width: Spanned<f64>,
+    pub start: Option<Spanned<i64>>,
+    pub batch: Option<Spanned<i64>>,
+}
+
 /// A spec as written.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -306,6 +400,11 @@ pub(super) struct RawSpec {
     /// variant names, and metric values.
     #[serde(default)]
     pub expected: Vec<Spanned<toml::Table>>,
+    /// Paired comparisons along an axis (`[[compare]]`).
+    #[serde(default)]
+    pub compare: Vec<Spanned<RawCompare>>,
+    /// Seeds added until the comparisons are precise enough (`[adaptive]`).
+    pub adaptive: Option<Spanned<RawAdaptive>>,
 }
 
 impl RawSpec {

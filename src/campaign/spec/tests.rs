@@ -493,3 +493,119 @@ fn batsim_requested_times_and_their_factor() {
         "{e}"
     );
 }
+
+/// A campaign to compare on: two schedulers, one shake with seeds.
+const COMPARE: &str = r#"
+name = "t"
+[workloads.A]
+trace = "A-1"
+[schedulers]
+easy = { kind = "easy" }
+fcfs = { kind = "fcfs" }
+[shakes]
+s = { attribute = "interarrival", degree = 10, seeds = "1..=30" }
+"#;
+
+#[test]
+fn compare_defaults_and_instance_axes() {
+    let text = format!(
+        "{COMPARE}[[compare]]\nname = \"c\"\naxis = \"scheduler\"\nbaseline = \"easy\"\n\
+         metrics = [\"wait_mean_s\"]\n[[compare]]\nname = \"d\"\naxis = \"scheduler\"\n\
+         baseline = \"fcfs\"\nmetrics = [\"utilization\"]\ninstance = [\"workload\"]\n\
+         resamples = 500\n"
+    );
+    let (spec, _) = load(&text).unwrap_or_else(|e| panic!("{e}"));
+    let c = &spec.compares[0];
+    assert_eq!(c.axis, AxisName::Axis(Axis::Scheduler));
+    assert_eq!(c.resamples, crate::metrics::paired::DEFAULT_RESAMPLES);
+    // Default: every other axis is part of the instance, nothing is grouped.
+    assert!(!c.instance.contains(&AxisName::Axis(Axis::Scheduler)));
+    assert_eq!(c.instance.len(), AxisName::ALL.len() - 1);
+    assert!(c.groups.is_empty());
+    let d = &spec.compares[1];
+    assert_eq!(d.instance, vec![AxisName::Axis(Axis::Workload)]);
+    assert!(d.groups.contains(&AxisName::Axis(Axis::Shake)));
+    assert_eq!(d.resamples, 500);
+}
+
+#[test]
+fn compare_errors_name_the_place_and_the_nearest_name() {
+    let case = |body: &str| err(&format!("{COMPARE}[[compare]]\nname = \"c\"\n{body}"));
+    let e = case("axis = \"scheduler\"\nbaseline = \"esay\"\nmetrics = [\"wait_mean_s\"]\n");
+    assert!(
+        e.message
+            .contains("baseline \"esay\" is not a scheduler variant; did you mean \"easy\"?"),
+        "{e}"
+    );
+    assert_eq!(e.at.map(|a| a.0), Some(13), "{e}");
+    let e = case("axis = \"scheduler\"\nbaseline = \"easy\"\nmetrics = [\"wiat_mean_s\"]\n");
+    assert!(e.message.contains("did you mean \"wait_mean_s\""), "{e}");
+    let e = case("axis = \"scheduler\"\nbaseline = \"easy\"\nmetric = [\"wait_mean_s\"]\n");
+    assert!(
+        e.message
+            .contains("unknown key `metric` in [[compare]]; did you mean \"metrics\"?"),
+        "{e}"
+    );
+    let e = case("axis = \"schedulers\"\nbaseline = \"easy\"\nmetrics = [\"wait_mean_s\"]\n");
+    assert!(e.message.contains("unknown axis \"schedulers\""), "{e}");
+    let e = case(
+        "axis = \"scheduler\"\nbaseline = \"easy\"\nmetrics = [\"wait_mean_s\"]\n\
+         instance = [\"scheduler\"]\n",
+    );
+    assert!(
+        e.message.contains("scheduler is the axis compared along"),
+        "{e}"
+    );
+    let e = case(
+        "axis = \"scheduler\"\nbaseline = \"easy\"\nmetrics = [\"wait_mean_s\"]\nscheduler = \"fcfs\"\n",
+    );
+    assert!(
+        e.message
+            .contains("not among the scheduler variants it keeps"),
+        "{e}"
+    );
+    let e = case("axis = \"workload\"\nbaseline = \"A\"\nmetrics = [\"wait_mean_s\"]\n");
+    assert!(e.message.contains("no variant to compare"), "{e}");
+    let e = case("baseline = \"easy\"\nmetrics = [\"wait_mean_s\"]\n");
+    assert!(e.message.contains("needs `axis = "), "{e}");
+    let e = case("axis = \"scheduler\"\nbaseline = \"easy\"\nmetrics = []\n");
+    assert!(e.message.contains("needs `metrics = "), "{e}");
+    let e = case(
+        "axis = \"scheduler\"\nbaseline = \"easy\"\nmetrics = [\"wait_mean_s\"]\nresamples = 10\n",
+    );
+    assert!(e.message.contains("resamples must be from 100"), "{e}");
+}
+
+#[test]
+fn adaptive_needs_a_comparison_and_seeds() {
+    let compare = "[[compare]]\nname = \"c\"\naxis = \"scheduler\"\nbaseline = \"easy\"\n\
+                   metrics = [\"wait_mean_s\"]\n";
+    let (spec, _) = load(&format!(
+        "{COMPARE}{compare}[adaptive]\nhalf_width = 0.05\n"
+    ))
+    .unwrap();
+    let a = spec.adaptive.unwrap();
+    assert_eq!(
+        (a.start, a.batch),
+        (super::ADAPTIVE_START, super::ADAPTIVE_BATCH)
+    );
+    let e = err(&format!("{COMPARE}[adaptive]\nhalf_width = 0.05\n"));
+    assert!(e.message.contains("needs at least one [[compare]]"), "{e}");
+    let e = err(&format!("{COMPARE}{compare}[adaptive]\nhalf_width = 0\n"));
+    assert!(e.message.contains("half_width must be a positive"), "{e}");
+    let e = err(&format!(
+        "{COMPARE}{compare}[adaptive]\nhalf_width = 0.1\nstart = 1\n"
+    ));
+    assert!(e.message.contains("start must be at least 2"), "{e}");
+    let unseeded = COMPARE.replace(
+        "s = { attribute = \"interarrival\", degree = 10, seeds = \"1..=30\" }",
+        "s = {}",
+    );
+    let e = err(&format!(
+        "{unseeded}{compare}[adaptive]\nhalf_width = 0.05\n"
+    ));
+    assert!(
+        e.message.contains("no shake or model workload has seeds"),
+        "{e}"
+    );
+}
