@@ -61,8 +61,8 @@
 //! [`Feitelson::validate`], [`Feitelson::generate`], [`Feitelson::offered_load`],
 //! [`Feitelson::size_probabilities`] and [`Feitelson::p_long`].
 
+use super::dist::{HyperExponential, non_negative, positive, probability};
 use super::{Arrival, GeneratedJob};
-use rand::RngExt;
 use rand::distr::weighted::WeightedIndex;
 use rand_distr::{Distribution, Exp1, Zipf};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -228,40 +228,6 @@ impl Default for Feitelson {
     }
 }
 
-fn finite(name: &str, x: f64) -> Result<(), String> {
-    if x.is_finite() {
-        Ok(())
-    } else {
-        Err(format!("{name} must be finite, got {x}"))
-    }
-}
-
-fn positive(name: &str, x: f64) -> Result<(), String> {
-    finite(name, x)?;
-    if x > 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{name} must be > 0, got {x}"))
-    }
-}
-
-fn non_negative(name: &str, x: f64) -> Result<(), String> {
-    finite(name, x)?;
-    if x >= 0.0 {
-        Ok(())
-    } else {
-        Err(format!("{name} must be ≥ 0, got {x}"))
-    }
-}
-
-fn probability(name: &str, x: f64) -> Result<(), String> {
-    if (0.0..=1.0).contains(&x) {
-        Ok(())
-    } else {
-        Err(format!("{name} must be in [0, 1], got {x}"))
-    }
-}
-
 impl Feitelson {
     /// Checks every parameter (both versions' run-time parameters, whichever is used)
     /// and that `nodes` ≥ 1; the message names the field.
@@ -370,14 +336,15 @@ impl Feitelson {
         self.mean_runlength() * area / (self.mean_interarrival * f64::from(nodes))
     }
 
-    /// One run time in seconds for a job of `size` (hyper-exponential; own composition
-    /// of two `rand_distr::Exp1` draws scaled by the branch means).
+    /// One run time in seconds for a job of `size`: hyper-exponential, the branch
+    /// means in seconds.
     fn draw_runtime(&self, size: u32, nodes: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
         let r = self.runtime_params();
-        let long = rng.random::<f64>() < self.p_long(size, nodes);
-        let mean = if long { r.long_mean } else { r.short_mean };
-        let e: f64 = Exp1.sample(rng);
-        r.time_unit * mean * e
+        let seconds = HyperExponential {
+            short_mean: r.time_unit * r.short_mean,
+            long_mean: r.time_unit * r.long_mean,
+        };
+        seconds.sample(self.p_long(size, nodes), rng)
     }
 
     /// Exactly `jobs` jobs (every repetition counts; the last chain is cut short if
@@ -469,10 +436,6 @@ mod tests {
     use super::super::sample_checks::{check_moments, ks, ks_bound_01pct, rng};
 
     const Z5: f64 = 5.0;
-
-
-
-
 
     fn factorial(k: i32) -> f64 {
         (1..=k).map(f64::from).product()

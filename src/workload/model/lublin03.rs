@@ -58,13 +58,15 @@
 //! - **Start.** Time 0 is at `start_hour` o'clock (default 0, as in the C code's
 //!   `START`); the first job of each stream arrives one inter-arrival after time 0.
 //! - Gamma draws use `rand_distr::Gamma` (the C code's Jain's-method sampler draws the
-//!   same law). The gamma CDF for the cycle weights is the regularized incomplete gamma
-//!   function written here (series / continued fraction, Numerical Recipes §6.2, as the
-//!   C code), with a Lanczos log-gamma.
+//!   same law). The gamma CDF for the cycle weights is statrs's regularized incomplete
+//!   gamma function (the C code writes its own, Numerical Recipes §6.2).
 
+use super::dist::{
+    GammaPair, TruncatedGamma, TwoStageUniform, finite, gamma_cdf, non_negative, positive,
+    probability,
+};
 use super::{Arrival, GeneratedJob};
 use rand::{Rng, RngExt, SeedableRng};
-use rand_distr::{Distribution, Gamma};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Buckets of the daily cycle (48 half hours; `anum`/`bnum` are in these units).
@@ -202,27 +204,9 @@ impl JobType {
     }
 
     fn validate(&self, name: &str, max_log_runtime: f64, max_log_gap: f64) -> Result<(), String> {
-        let prob = |field: &str, v: f64| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(format!("{name}.{field} must be in [0, 1], got {v}"))
-            }
-        };
-        let positive = |field: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(format!("{name}.{field} must be finite and > 0, got {v}"))
-            }
-        };
-        let non_negative = |field: &str, v: f64| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(format!("{name}.{field} must be finite and >= 0, got {v}"))
-            }
-        };
+        let prob = |field: &str, v: f64| probability(&format!("{name}.{field}"), v);
+        let positive = |field: &str, v: f64| positive(&format!("{name}.{field}"), v);
+        let non_negative = |field: &str, v: f64| non_negative(&format!("{name}.{field}"), v);
         prob("serial_prob", self.serial_prob)?;
         prob("pow2_prob", self.pow2_prob)?;
         if self.serial_prob + self.pow2_prob > 1.0 + 1e-12 {
@@ -240,9 +224,7 @@ impl JobType {
         positive("a2", self.a2)?;
         positive("b2", self.b2)?;
         for (field, v) in [("pa", self.pa), ("pb", self.pb)] {
-            if !v.is_finite() {
-                return Err(format!("{name}.{field} must be finite, got {v}"));
-            }
+            finite(&format!("{name}.{field}"), v)?;
         }
         positive("aarr", self.aarr)?;
         positive("barr", self.barr)?;
@@ -583,37 +565,12 @@ impl Source {
     }
 }
 
-/// Gamma(shape, scale) conditioned on being at most `max` (drawn again while above).
-#[derive(Clone, Debug)]
-struct TruncatedGamma {
-    gamma: Gamma<f64>,
-    max: f64,
-}
-
-impl TruncatedGamma {
-    fn new(shape: f64, scale: f64, max: f64) -> Result<TruncatedGamma, String> {
-        let gamma = Gamma::new(shape, scale)
-            .map_err(|e| format!("gamma(shape {shape}, scale {scale}): {e}"))?;
-        Ok(TruncatedGamma { gamma, max })
-    }
-
-    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        loop {
-            let g = self.gamma.sample(rng);
-            if g <= self.max {
-                return g;
-            }
-        }
-    }
-}
-
 /// The hyper-gamma of log(run time): Gamma(a1, b1) with probability p, else
 /// Gamma(a2, b2), the whole mixture conditioned on being at most `max` (the C code
 /// redraws the branch too).
 #[derive(Clone, Debug)]
 struct HyperGamma {
-    first: Gamma<f64>,
-    second: Gamma<f64>,
+    branches: GammaPair,
     max: f64,
     pa: f64,
     pb: f64,
@@ -621,13 +578,8 @@ struct HyperGamma {
 
 impl HyperGamma {
     fn new(t: &JobType, max: f64) -> Result<HyperGamma, String> {
-        let g = |shape: f64, scale: f64| {
-            Gamma::new(shape, scale)
-                .map_err(|e| format!("gamma(shape {shape}, scale {scale}): {e}"))
-        };
         Ok(HyperGamma {
-            first: g(t.a1, t.b1)?,
-            second: g(t.a2, t.b2)?,
+            branches: GammaPair::new((t.a1, t.b1), (t.a2, t.b2))?,
             max,
             pa: t.pa,
             pb: t.pb,
@@ -643,11 +595,7 @@ impl HyperGamma {
     fn sample<R: Rng + ?Sized>(&self, p: f64, rng: &mut R) -> (f64, bool) {
         loop {
             let long = rng.random::<f64>() > p; // C: `u <= p` chooses the first gamma
-            let g = if long {
-                self.second.sample(rng)
-            } else {
-                self.first.sample(rng)
-            };
+            let g = self.branches.sample(!long, rng);
             if g <= self.max {
                 return (g, long);
             }
@@ -692,15 +640,7 @@ impl SizeSampler {
     }
 }
 
-/// U(low, med) with probability `prob`, else U(med, hi): log2 of a parallel job's size.
-#[derive(Clone, Debug, PartialEq)]
-struct TwoStageUniform {
-    low: f64,
-    med: f64,
-    hi: f64,
-    prob: f64,
-}
-
+/// The two-stage uniform of log2 of a parallel job's size.
 impl TwoStageUniform {
     /// The stages of type `t` on `nodes` processors (see the module doc for the rules).
     fn for_machine(t: &JobType, nodes: u32) -> TwoStageUniform {
@@ -713,15 +653,6 @@ impl TwoStageUniform {
             hi,
             prob: t.uprob,
         }
-    }
-
-    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        let (a, b) = if rng.random::<f64>() <= self.prob {
-            (self.low, self.med)
-        } else {
-            (self.med, self.hi)
-        };
-        a + rng.random::<f64>() * (b - a)
     }
 }
 
@@ -806,14 +737,6 @@ fn cycle_weights(anum: f64, bnum: f64, day_start: u32) -> [f64; BUCKETS] {
     w
 }
 
-/// CDF of Gamma(shape, scale) at `x`: the regularized lower incomplete gamma function.
-fn gamma_cdf(x: f64, shape: f64, scale: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    statrs::function::gamma::gamma_lr(shape, x / scale)
-}
-
 impl super::ModelSetup for Lublin03 {
     fn validate(&self, nodes: u32) -> Result<(), String> {
         Lublin03::validate(self, nodes)
@@ -840,9 +763,6 @@ mod tests {
     use proptest::prelude::*;
     use statrs::function::gamma::{gamma_lr, ln_gamma as ref_ln_gamma};
 
-
-
-
     /// Raw moments E[X^k], k = 0..=6, of the mixture p·Gamma(k1, θ1) + (1−p)·Gamma(k2, θ2)
     /// conditioned on X ≤ c. For one gamma, E[X^k; X ≤ c] = θ^k Γ(a+k)/Γ(a) P(a+k, c/θ)
     /// (the integrand x^k times the gamma density is θ^k Γ(a+k)/Γ(a) times the
@@ -868,7 +788,6 @@ mod tests {
         let mix = |x: f64| p * f(g1, x) + (1.0 - p) * f(g2, x);
         (mix(x.min(c)) / mix(c)).min(1.0)
     }
-
 
     const N: usize = 1_000_000;
 

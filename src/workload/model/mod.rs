@@ -8,6 +8,7 @@
 
 use crate::registry::registry;
 
+mod dist;
 #[cfg(test)]
 mod sample_checks;
 use crate::swf::{SwfHeader, SwfRecord, SwfTrace};

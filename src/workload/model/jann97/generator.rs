@@ -32,6 +32,7 @@
 
 use super::hyper_erlang::{HyperErlang, Sampler};
 use super::tables::{Classes, Quantity, Service, param_table};
+use crate::workload::model::dist::{non_negative, positive};
 use crate::workload::model::{Arrival, GeneratedJob};
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -183,12 +184,7 @@ impl Jann97 {
         if nodes == 0 {
             return Err("nodes must be at least 1, got 0".into());
         }
-        if !(self.interarrival_scale.is_finite() && self.interarrival_scale > 0.0) {
-            return Err(format!(
-                "interarrival_scale must be finite and > 0, got {}",
-                self.interarrival_scale
-            ));
-        }
+        positive("interarrival_scale", self.interarrival_scale)?;
         if !(self.cpu_efficiency.is_finite()
             && self.cpu_efficiency > 0.0
             && self.cpu_efficiency <= 1.0)
@@ -221,12 +217,7 @@ impl Jann97 {
                     c.pmin, c.pmax
                 ));
             }
-            if !(c.percent_of_jobs.is_finite() && c.percent_of_jobs >= 0.0) {
-                return Err(format!(
-                    "{f}.percent_of_jobs must be finite and >= 0, got {}",
-                    c.percent_of_jobs
-                ));
-            }
+            non_negative(&format!("{f}.percent_of_jobs"), c.percent_of_jobs)?;
             c.interarrival.check(&format!("{f}.interarrival"))?;
             c.service.check(&format!("{f}.service"))?;
         }

@@ -24,8 +24,8 @@
 //! `fit_order`). A branch probability below [`P_ZERO`] is set to zero, as the paper
 //! does. [`e4`] is the relative error of the fourth moment, `(μ4,model − μ4,data)/μ4,data`.
 
+use crate::workload::model::dist::{GammaPair, positive, probability};
 use rand::{Rng, RngExt};
-use rand_distr::{Distribution, Gamma};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -162,25 +162,12 @@ impl HyperErlang {
     /// Checks the parameters; `field` prefixes the message, e.g.
     /// "interarrival.p1 must be in [0, 1], got 1.5".
     pub fn check(&self, field: &str) -> Result<(), String> {
-        if !(self.p1.is_finite() && (0.0..=1.0).contains(&self.p1)) {
-            return Err(format!("{field}.p1 must be in [0, 1], got {}", self.p1));
-        }
+        probability(&format!("{field}.p1"), self.p1)?;
         if self.n == 0 {
             return Err(format!("{field}.n must be at least 1, got 0"));
         }
-        if !(self.lambda1.is_finite() && self.lambda1 > 0.0) {
-            return Err(format!(
-                "{field}.lambda1 must be finite and > 0, got {}",
-                self.lambda1
-            ));
-        }
-        if !(self.lambda2.is_finite() && self.lambda2 > 0.0) {
-            return Err(format!(
-                "{field}.lambda2 must be finite and > 0, got {}",
-                self.lambda2
-            ));
-        }
-        Ok(())
+        positive(&format!("{field}.lambda1"), self.lambda1)?;
+        positive(&format!("{field}.lambda2"), self.lambda2)
     }
 }
 
@@ -188,8 +175,7 @@ impl HyperErlang {
 #[derive(Clone, Debug)]
 pub struct Sampler {
     p1: f64,
-    branch1: Gamma<f64>,
-    branch2: Gamma<f64>,
+    branches: GammaPair,
 }
 
 impl Sampler {
@@ -201,25 +187,16 @@ impl Sampler {
     pub fn new(d: &HyperErlang) -> Result<Self, String> {
         d.check("distribution")?;
         let shape = f64::from(d.n);
-        let gamma = |lambda: f64| {
-            Gamma::new(shape, 1.0 / lambda)
-                .map_err(|e| format!("Gamma({shape}, 1/{lambda}) rejected: {e}"))
-        };
         Ok(Sampler {
             p1: d.p1,
-            branch1: gamma(d.lambda1)?,
-            branch2: gamma(d.lambda2)?,
+            branches: GammaPair::new((shape, 1.0 / d.lambda1), (shape, 1.0 / d.lambda2))?,
         })
     }
 
     /// One draw (one uniform for the branch, then one Gamma draw).
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         let u: f64 = rng.random();
-        if u < self.p1 {
-            self.branch1.sample(rng)
-        } else {
-            self.branch2.sample(rng)
-        }
+        self.branches.sample(u < self.p1, rng)
     }
 }
 
