@@ -260,10 +260,12 @@ fn spec_errors_name_the_line_and_exit_1() {
 }
 
 /// The golden test: every result of the mini campaign plus KTH (EASY and FCFS, rigid
-/// and a0), at full precision, stored with the semantics version they were computed
-/// under (`tests/golden/campaign.json`). If results change, `SEMANTICS_VERSION`
-/// (src/campaign/key.rs) must be bumped, so that cached results are recomputed, and the
-/// file regenerated: `CAMPAIGN_BLESS=1 cargo test golden`.
+/// and a0), at full precision, and the whole summaries (queue lengths, busy nodes,
+/// timeline, histograms, users; see `GOLDEN_SUMMARIES`) of four of them, stored with the
+/// semantics version they were computed under (`tests/golden/campaign.json`). If
+/// results or summaries change, `SEMANTICS_VERSION` (src/campaign/key.rs) must be
+/// bumped, so that cached results are recomputed, and the file regenerated:
+/// `CAMPAIGN_BLESS=1 cargo test golden`.
 #[test]
 fn golden_results_change_only_with_the_semantics_version() {
     use campaign::campaign::cache::Cache;
@@ -290,19 +292,28 @@ fn golden_results_change_only_with_the_semantics_version() {
         &|_| {},
     )
     .unwrap();
-    let runs: Vec<serde_json::Value> = planned
-        .iter()
-        .zip(&outcomes)
-        .map(|(p, o)| {
-            let r = o
-                .as_ref()
-                .and_then(|o| o.record())
-                .expect("every run succeeds");
-            serde_json::json!({ "labels": p.labels, "metrics": r.metrics, "lateness": r.lateness })
-        })
-        .collect();
+    let (mut runs, mut summaries) = (Vec::new(), Vec::new());
+    for (p, o) in planned.iter().zip(&outcomes) {
+        let r = o
+            .as_ref()
+            .and_then(|o| o.record())
+            .expect("every run succeeds");
+        runs.push(
+            serde_json::json!({ "labels": p.labels, "metrics": r.metrics, "lateness": r.lateness }),
+        );
+        let l = serde_json::to_value(&p.labels).unwrap();
+        let key = ["workload", "scheduler", "replay"].map(|axis| l[axis].as_str().unwrap_or(""));
+        if GOLDEN_SUMMARIES.contains(&(key[0], key[1], key[2])) {
+            summaries.push(serde_json::json!({ "labels": p.labels, "summary": r.summary }));
+        }
+    }
     assert_eq!(runs.len(), 12);
-    let got = serde_json::json!({ "semantics_version": SEMANTICS_VERSION, "runs": runs });
+    assert_eq!(summaries.len(), GOLDEN_SUMMARIES.len());
+    let got = serde_json::json!({
+        "semantics_version": SEMANTICS_VERSION,
+        "runs": runs,
+        "summaries": summaries,
+    });
 
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/campaign.json");
     if std::env::var_os("CAMPAIGN_BLESS").is_some() {
@@ -318,6 +329,12 @@ fn golden_results_change_only_with_the_semantics_version() {
              and regenerate {} (CAMPAIGN_BLESS=1 cargo test golden)",
             path.display()
         );
+        assert!(
+            golden["summaries"] == got["summaries"],
+            "summaries changed without bumping SEMANTICS_VERSION (src/campaign/key.rs): bump \
+             it and regenerate {} (CAMPAIGN_BLESS=1 cargo test golden)",
+            path.display()
+        );
     } else {
         panic!(
             "SEMANTICS_VERSION is {SEMANTICS_VERSION} but {} was made under {version:?}: \
@@ -326,6 +343,17 @@ fn golden_results_change_only_with_the_semantics_version() {
         );
     }
 }
+
+/// The runs (workload, scheduler, replay) whose whole summaries the golden test pins:
+/// the 7-job figure-1 trace rigid under EASY; the 4-job lateness trace under FCFS with
+/// feedback (a0: submissions move, lateness per user); KTH (28,475 jobs, with a
+/// calendar: hours of the week) rigid under EASY and with feedback under FCFS.
+const GOLDEN_SUMMARIES: [(&str, &str, &str); 4] = [
+    ("fig1", "easy", "rigid"),
+    ("late4", "fcfs", "a0"),
+    ("KTH", "easy", "rigid"),
+    ("KTH", "fcfs", "a0"),
+];
 
 const TABLE: &str = r#"
 [[table]]
