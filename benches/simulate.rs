@@ -323,16 +323,13 @@ fn shaking(c: &mut Criterion) {
 
 /// The per-run summaries for figures against the run that computes them: a whole EASY
 /// run as a campaign runs it (summaries included); the summaries on that run's log,
-/// apart from what the two passes over its jobs gather for them; the metrics' pass over
-/// the records alone and with the distributions over the jobs; and the users' pass
-/// (lateness per user) alone and with the hours of the week and users' activity. On
-/// SDSC-SP2 (59,715 jobs) and CEA-Curie (312,826 jobs). The summaries cost
-/// `summary-only` plus the differences of the two metrics benches and of the two users
-/// benches; target: at most 5 % of the run.
+/// apart from what the metrics' pass over its records gathers for them; and that pass
+/// alone and with the distributions over the jobs. On SDSC-SP2 (59,715 jobs) and
+/// CEA-Curie (312,826 jobs). The summaries cost `summary-only` plus the difference of
+/// the two metrics benches.
 fn summaries(c: &mut Criterion) {
     use campaign::metrics::{
-        JobSummaries, RunSummary, SchedulingMetrics, SubmissionSummaries, SummaryInput, Users,
-        lateness_by_user,
+        JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, Users, lateness_by_user,
     };
     use campaign::run::{RunOptions, run};
     for (name, nodes) in [
@@ -360,14 +357,14 @@ fn summaries(c: &mut Criterion) {
         let replayed: Vec<_> = records.iter().map(|r| r.submit).collect();
         let calendar = Calendar::of(&w.header).ok();
         let jobs = JobSummaries::with_metrics(records, nodes).1;
-        let (lateness, submissions) =
-            SubmissionSummaries::with_lateness(&users, &recorded, &replayed, calendar.as_ref());
+        let lateness = lateness_by_user(&users, &recorded, &replayed);
         group.bench_function("summary-only/easy", |b| {
             b.iter(|| {
                 RunSummary::of(SummaryInput {
                     jobs: black_box(jobs.clone()),
-                    submissions: black_box(submissions.clone()),
                     events: &result.output.events,
+                    users: &users,
+                    calendar: calendar.as_ref(),
                     lateness: &lateness,
                     nodes,
                 })
@@ -378,19 +375,6 @@ fn summaries(c: &mut Criterion) {
         });
         group.bench_function("metrics-and-summaries/easy", |b| {
             b.iter(|| JobSummaries::with_metrics(black_box(records), nodes))
-        });
-        group.bench_function("lateness/easy", |b| {
-            b.iter(|| lateness_by_user(black_box(&users), &recorded, &replayed))
-        });
-        group.bench_function("lateness-and-submissions/easy", |b| {
-            b.iter(|| {
-                SubmissionSummaries::with_lateness(
-                    black_box(&users),
-                    &recorded,
-                    &replayed,
-                    calendar.as_ref(),
-                )
-            })
         });
         group.finish();
     }

@@ -88,22 +88,9 @@ pub struct UserLateness {
 /// Lateness per user (`users` of the jobs of `recorded` and `replay`), in increasing
 /// user id order.
 pub fn lateness_by_user(users: &Users, recorded: &[Time], replay: &[Time]) -> Vec<UserLateness> {
-    lateness_by_user_and(users, recorded, replay, |_, _| {})
-}
-
-/// [`lateness_by_user`], which also hands `each` every job's user number and replay
-/// submit time, in job order, from the same pass: what else is gathered per user then
-/// needs no pass of its own over the jobs.
-pub(crate) fn lateness_by_user_and(
-    users: &Users,
-    recorded: &[Time],
-    replay: &[Time],
-    mut each: impl FnMut(u32, Time),
-) -> Vec<UserLateness> {
     let mut accs = vec![Acc::new(); users.len()];
     for ((&u, &r), &p) in users.of_job().iter().zip(recorded).zip(replay) {
         accs[u as usize].add(r, p);
-        each(u, p);
     }
     let mut by_user: Vec<UserLateness> = users
         .ids()

@@ -12,13 +12,11 @@ mod summary;
 mod users;
 
 pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
-pub use scheduling::{
-    BSLD_TAU, JobCounts, RecordChunk, SchedulingMetrics, recorded_metrics, recorded_records,
-};
+pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 pub use summary::{
     BUSY_BINS, JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,
-    SubmissionSummaries, SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
+    SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
 };
 pub use users::Users;
 

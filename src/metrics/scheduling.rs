@@ -56,63 +56,48 @@ pub struct SchedulingMetrics {
 impl SchedulingMetrics {
     /// The metrics of the records of one simulation on `nodes` nodes.
     pub fn of(records: &[JobRecord], nodes: u32) -> SchedulingMetrics {
-        SchedulingMetrics::of_chunks(records, nodes, |_| ())
+        SchedulingMetrics::of_each(records, nodes, |_, _| ())
     }
 
-    /// [`SchedulingMetrics::of`], handing `each`, in the same pass, the wait times and
-    /// bounded slowdowns of the jobs that ran, in record order, a chunk of records at a
-    /// time. Whoever needs more than the metrics of every job does it a chunk at a time,
-    /// in loops of its own over values already computed, while the pass's next loads
-    /// are under way.
-    #[inline]
-    pub fn of_chunks(
+    /// [`SchedulingMetrics::of`], handing `each`, in the same pass, the wait time (s)
+    /// and bounded slowdown of every job that ran, in record order.
+    pub fn of_each(
         records: &[JobRecord],
         nodes: u32,
-        mut each: impl FnMut(RecordChunk<'_>),
+        mut each: impl FnMut(f64, f64),
     ) -> SchedulingMetrics {
         let mut jobs = JobCounts {
             total: records.len(),
             ..JobCounts::default()
         };
         let mut waits = Vec::with_capacity(records.len());
-        let mut bounded_chunk = [0.0; RecordChunk::MAX];
         let (mut first_submit, mut last_finish) =
             (Time::from_millis(i64::MAX), Time::from_millis(i64::MIN));
         let (mut turnaround, mut bsld, mut busy) = (0.0, 0.0, 0.0);
         let (mut slowdown, mut slowdown_jobs) = (0.0, 0usize);
-        for chunk in records.chunks(RecordChunk::MAX) {
-            let (waits_from, mut ran) = (waits.len(), 0);
-            for r in chunk {
-                match r.state {
-                    JobState::Completed => jobs.completed += 1,
-                    JobState::Killed => jobs.killed += 1,
-                    JobState::Rejected => jobs.rejected += 1,
-                }
-                let (Some(start), Some(finish)) = (r.start, r.finish) else {
-                    continue;
-                };
-                first_submit = first_submit.min(r.submit);
-                last_finish = last_finish.max(finish);
-                let wait = (start - r.submit).as_secs_f64();
-                let run = (finish - start).as_secs_f64();
-                waits.push(wait);
-                turnaround += wait + run;
-                let bounded = ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
-                bsld += bounded;
-                if let Some(slot) = bounded_chunk.get_mut(ran) {
-                    *slot = bounded;
-                }
-                ran += 1;
-                if run > 0.0 {
-                    slowdown += (wait + run) / run;
-                    slowdown_jobs += 1;
-                }
-                busy += run * f64::from(r.size);
+        for r in records {
+            match r.state {
+                JobState::Completed => jobs.completed += 1,
+                JobState::Killed => jobs.killed += 1,
+                JobState::Rejected => jobs.rejected += 1,
             }
-            each(RecordChunk {
-                waits: &waits[waits_from..],
-                bounded_slowdowns: &bounded_chunk[..ran],
-            });
+            let (Some(start), Some(finish)) = (r.start, r.finish) else {
+                continue;
+            };
+            first_submit = first_submit.min(r.submit);
+            last_finish = last_finish.max(finish);
+            let wait = (start - r.submit).as_secs_f64();
+            let run = (finish - start).as_secs_f64();
+            waits.push(wait);
+            turnaround += wait + run;
+            let bounded = ((wait + run) / run.max(BSLD_TAU.as_secs_f64())).max(1.0);
+            bsld += bounded;
+            each(wait, bounded);
+            if run > 0.0 {
+                slowdown += (wait + run) / run;
+                slowdown_jobs += 1;
+            }
+            busy += run * f64::from(r.size);
         }
         let ran = waits.len() as f64;
         let makespan = if waits.is_empty() {
@@ -133,25 +118,6 @@ impl SchedulingMetrics {
             throughput_per_day: ran / (makespan / DAY),
         }
     }
-}
-
-/// What [`SchedulingMetrics::of_chunks`] hands on for consecutive records.
-#[derive(Clone, Copy, Debug)]
-pub struct RecordChunk<'a> {
-    /// The wait times (s) of the records' jobs that ran, in record order.
-    pub waits: &'a [f64],
-    /// Their bounded slowdowns, in the same order.
-    pub bounded_slowdowns: &'a [f64],
-}
-
-impl RecordChunk<'_> {
-    /// Records per chunk. Measured on the summaries' part of the pass (best of 150
-    /// calls) when it also counted the users (per job, or chunks of 8, 16, 32, 64,
-    /// 128): CEA-Curie 2.5, 1.7–1.8, 1.77–1.79, 1.88–1.95, 2.15–2.20, 2.5 ms; SDSC-SP2
-    /// 0.51 per job, 0.38–0.40 in chunks. With the log bins alone, chunks of 16
-    /// against a call per job: 0.55–0.58 against 0.93–0.98 ms on CEA-Curie, 0.12
-    /// against 0.16–0.18 ms on SDSC-SP2.
-    pub const MAX: usize = 16;
 }
 
 /// The median, interpolating between the two middle values; NaN when empty.
@@ -217,12 +183,11 @@ mod tests {
         }
     }
 
-    /// The chunks hand on the waits and bounded slowdowns of the jobs that ran, in
-    /// record order, at most a chunk's worth at a time (every third job rejected here;
-    /// job `i` waits `i` s and runs `i % 20` s, so bounded slowdowns below τ = 10 s of
-    /// run time divide by τ).
+    /// The pass hands on the waits and bounded slowdowns of the jobs that ran, in
+    /// record order (every third job rejected here; job `i` waits `i` s and runs
+    /// `i % 20` s, so bounded slowdowns below τ = 10 s of run time divide by τ).
     #[test]
-    fn chunks_hand_on_the_jobs_that_ran_in_order() {
+    fn each_job_that_ran_is_handed_on_in_order() {
         let records: Vec<JobRecord> = (0..40)
             .map(|i| {
                 let r = rec(1000 * i, 1000 * i + i, 1000 * i + i + i % 20, 1);
@@ -238,15 +203,11 @@ mod tests {
                 }
             })
             .collect();
-        let (mut chunks, mut waits, mut bounded) = (0, Vec::new(), Vec::new());
-        let m = SchedulingMetrics::of_chunks(&records, 1, |c| {
-            assert_eq!(c.waits.len(), c.bounded_slowdowns.len());
-            assert!(c.waits.len() <= RecordChunk::MAX);
-            chunks += 1;
-            waits.extend_from_slice(c.waits);
-            bounded.extend_from_slice(c.bounded_slowdowns);
+        let (mut waits, mut bounded) = (Vec::new(), Vec::new());
+        let m = SchedulingMetrics::of_each(&records, 1, |wait, b| {
+            waits.push(wait);
+            bounded.push(b);
         });
-        assert_eq!(chunks, records.len().div_ceil(RecordChunk::MAX));
         let ran: Vec<f64> = (0..40).filter(|i| i % 3 != 0).map(|i| i as f64).collect();
         let want: Vec<f64> = ran
             .iter()

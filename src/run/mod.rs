@@ -13,8 +13,8 @@ mod description;
 pub use description::{ENGINE_VERSION, RunDescription, RunRequest, SeedKeys, Simulation};
 
 use crate::metrics::{
-    JobSummaries, Lateness, RunSummary, SchedulingMetrics, SubmissionSummaries, SummaryInput,
-    UserLateness, Users, lateness,
+    JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, Users,
+    lateness, lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -190,14 +190,12 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         options.time_limit,
     )?;
     let (metrics, per_job) = JobSummaries::with_metrics(&output.records, platform.nodes);
-    // Resolved once: lateness and the summaries gather per user, in one pass.
+    // Numbered once: lateness and the summaries gather per user.
     let ids: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();
     let users = Users::of(&ids);
     let recorded: Vec<_> = workload.jobs().iter().map(|j| j.submit).collect();
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
-    // A workload without a calendar (header fields) has no hour-of-week summary.
-    let (user_lateness, submissions) =
-        SubmissionSummaries::with_lateness(&users, &recorded, &replayed, calendar.as_ref().ok());
+    let user_lateness = lateness_by_user(&users, &recorded, &replayed);
     let violations = options.check.then(|| {
         check(
             &output.records,
@@ -207,10 +205,12 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
             options.semantics.walltime,
         )
     });
+    // A workload without a calendar (header fields) has no hour-of-week summary.
     let summary = RunSummary::of(SummaryInput {
         jobs: per_job,
-        submissions,
         events: &output.events,
+        users: &users,
+        calendar: calendar.as_ref().ok(),
         lateness: &user_lateness,
         nodes: platform.nodes,
     });

@@ -108,11 +108,6 @@ impl Calendar {
             from: 0,
             until: 0,
             offset: 0,
-            day_from: 0,
-            day_until: 0,
-            day_start: 0,
-            week_hour: 0,
-            day: 0,
         }
     }
 
@@ -138,15 +133,6 @@ pub struct LocalClock<'a> {
     from: i64,
     until: i64,
     offset: i64,
-    /// The local day of the last lookup, `day`, holds for simulated milliseconds in
-    /// `day_from..day_until`; it started at simulated millisecond `day_start` (a whole
-    /// second of Unix time), on the local hour of the week `week_hour`. Simulated
-    /// rather than Unix times, so that a lookup within the day needs no addition.
-    day_from: i64,
-    day_until: i64,
-    day_start: i64,
-    week_hour: i64,
-    day: i64,
 }
 
 impl LocalClock<'_> {
@@ -171,49 +157,13 @@ impl LocalClock<'_> {
         self.hour_and_day(t).0
     }
 
-    /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup; times
-    /// within the local day of the last lookup (and its UTC offset) need none.
-    #[inline]
+    /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup.
     pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
-        let t_ms = t.millis();
-        if (self.day_from..self.day_until).contains(&t_ms) {
-            // ⌊(⌊ms / 1000⌋ − start_s) / 3 600⌋ = ⌊(ms − 1000·start_s) / 3 600 000⌋ in
-            // Unix ms, the same difference in simulated ms, and the day holds only
-            // from its start on: one unsigned division.
-            let hour = ((t_ms - self.day_start) as u64 / 3_600_000) as i64;
-            return ((self.week_hour + hour) as u8, self.day);
-        }
-        self.look_up_day(t)
-    }
-
-    /// [`LocalClock::hour_and_day`] of `t` looked up, and its local day kept for the
-    /// next lookups.
-    #[cold]
-    fn look_up_day(&mut self, t: Time) -> (u8, i64) {
-        let ms = self.calendar.unix_start_ms.saturating_add(t.millis());
         let s = self.local_seconds(t);
         let day = s.div_euclid(86_400);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
-        let week_hour = (day + 3).rem_euclid(7) * 24;
-        // Local seconds are ⌊ms / 1000⌋ + offset while the offset holds, so the local
-        // day starting at `d` lasts for Unix ms in [(d − offset)·1000, +86 400 000).
-        // (A time clamped to the zone's range is not kept.)
-        if Timestamp::from_millisecond(ms).is_ok() {
-            let start_s = day * 86_400 - self.offset;
-            // Within the zone's range only: a time past it is clamped to its end, and
-            // must not take its day's hour unclamped from here. Kept in simulated ms:
-            // Unix ms within the zone's range less `UnixStartTime` (itself within it)
-            // cannot overflow, and a simulated time whose Unix time saturated above
-            // lies outside the window as its Unix time did.
-            let range = Timestamp::MIN.as_millisecond()..Timestamp::MAX.as_millisecond() + 1;
-            let unix_start = self.calendar.unix_start_ms;
-            self.day_from = (start_s * 1000).max(self.from).max(range.start) - unix_start;
-            self.day_until =
-                (start_s * 1000 + 86_400_000).min(self.until).min(range.end) - unix_start;
-            (self.day_start, self.week_hour, self.day) =
-                (start_s * 1000 - unix_start, week_hour, day);
-        }
-        ((week_hour + s.rem_euclid(86_400) / 3_600) as u8, day)
+        let week_hour = (day + 3).rem_euclid(7) * 24 + s.rem_euclid(86_400) / 3_600;
+        (week_hour as u8, day)
     }
 
     /// See [`Calendar::day`].
@@ -226,10 +176,10 @@ impl LocalClock<'_> {
 mod tests {
     use super::*;
 
-    /// Regression (found in review): a time past the end of the zone's range (year
-    /// 9999) took the unclamped hour of the last day looked up when that day ran past the
-    /// range, and the clamped one when looked up first; the answer depended on the order
-    /// of lookups.
+    /// Regression (found in review, when the clock kept the local day of its last
+    /// lookup): a time past the end of the zone's range (year 9999) took the unclamped
+    /// hour of the last day looked up when that day ran past the range, and the clamped
+    /// one when looked up first; the answer depended on the order of lookups.
     #[test]
     fn times_past_the_zone_range_do_not_depend_on_lookup_order() {
         let cal = Calendar::new(253_402_200_000, "UTC").unwrap();
@@ -239,7 +189,7 @@ mod tests {
         assert_eq!(warm.hour_and_day(past), cal.clock().hour_and_day(past));
     }
 
-    /// The offset- and day-reusing clock agrees with jiff's own local date-time, every
+    /// The offset-reusing clock agrees with jiff's own local date-time, every
     /// 59 s and 1 ms across the spring and autumn changes of 2024 in Paris, and of
     /// Lord Howe Island (UTC+10:30, +11 in summer: a change of half an hour), and of
     /// 2010 in St. John's (changes at 0:01, within a local hour), forwards and

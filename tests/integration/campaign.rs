@@ -260,11 +260,13 @@ fn spec_errors_name_the_line_and_exit_1() {
 }
 
 /// The golden test: every result of the mini campaign plus KTH (EASY and FCFS, rigid
-/// and a0), at full precision, each stored with the versions it was computed under: the
-/// engine's and its scheduler's and replay model's (`tests/golden/campaign.json`). A
-/// run's results may change only with one of its versions, so that cached results are
-/// recomputed: bump `ENGINE_VERSION` (src/run/description.rs) or the implementation's
-/// `ABOUT.version`, record it in CHANGELOG.md, and regenerate the file:
+/// and a0), at full precision, and the whole summaries (queue lengths, busy nodes,
+/// timeline, histograms, users; see `GOLDEN_SUMMARIES`) of four of them, each stored
+/// with the versions it was computed under: the engine's and its scheduler's and replay
+/// model's (`tests/golden/campaign.json`). A run's results may change only with one of
+/// its versions, so that cached results are recomputed: bump `ENGINE_VERSION`
+/// (src/run/description.rs) or the implementation's `ABOUT.version`, record it in
+/// CHANGELOG.md, and regenerate the file:
 /// `CAMPAIGN_BLESS=1 cargo test golden`.
 #[test]
 fn golden_results_change_only_with_a_version() {
@@ -308,15 +310,26 @@ fn golden_results_change_only_with_a_version() {
                 "scheduler": version(d.scheduler.about()),
                 "replay": version(d.replay.about()),
             });
-            serde_json::json!({
+            let mut run = serde_json::json!({
                 "labels": p.labels,
                 "versions": versions,
                 "metrics": r.metrics,
                 "lateness": r.lateness,
-            })
+            });
+            let l = serde_json::to_value(&p.labels).unwrap();
+            let key =
+                ["workload", "scheduler", "replay"].map(|axis| l[axis].as_str().unwrap_or(""));
+            if GOLDEN_SUMMARIES.contains(&(key[0], key[1], key[2])) {
+                run["summary"] = serde_json::to_value(&r.summary).unwrap();
+            }
+            run
         })
         .collect();
     assert_eq!(runs.len(), 12);
+    assert_eq!(
+        runs.iter().filter(|r| r.get("summary").is_some()).count(),
+        GOLDEN_SUMMARIES.len()
+    );
     let got = serde_json::json!({ "runs": runs });
 
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/campaign.json");
@@ -326,7 +339,13 @@ fn golden_results_change_only_with_a_version() {
     let golden: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let golden = golden["runs"].as_array().cloned().unwrap_or_default();
-    let results = |r: &serde_json::Value| (r["metrics"].clone(), r["lateness"].clone());
+    let results = |r: &serde_json::Value| {
+        (
+            r["metrics"].clone(),
+            r["lateness"].clone(),
+            r.get("summary").cloned(),
+        )
+    };
     let mut stale = Vec::new();
     for run in got["runs"].as_array().unwrap() {
         let Some(old) = golden.iter().find(|g| g["labels"] == run["labels"]) else {
@@ -357,6 +376,17 @@ fn golden_results_change_only_with_a_version() {
         stale.join("; ")
     );
 }
+
+/// The runs (workload, scheduler, replay) whose whole summaries the golden test pins:
+/// the 7-job figure-1 trace rigid under EASY; the 4-job lateness trace under FCFS with
+/// feedback (a0: submissions move, lateness per user); KTH (28,475 jobs, with a
+/// calendar: hours of the week) rigid under EASY and with feedback under FCFS.
+const GOLDEN_SUMMARIES: [(&str, &str, &str); 4] = [
+    ("fig1", "easy", "rigid"),
+    ("late4", "fcfs", "a0"),
+    ("KTH", "easy", "rigid"),
+    ("KTH", "fcfs", "a0"),
+];
 
 const TABLE: &str = r#"
 [[table]]

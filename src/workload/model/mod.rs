@@ -8,6 +8,7 @@
 
 use crate::registry::{Configured, Entry, Family, Implementation, RegistryError};
 
+mod dist;
 mod feitelson;
 pub mod jann97;
 mod lublin03;
