@@ -486,11 +486,11 @@ impl RunArgs {
         if self.select.shard.is_some() {
             return Ok(self.failures(&planned, &outcomes, counts, &stop));
         }
-        // Stopped during the runs: the report of what finished is still written (under
-        // partial/; a second signal ends the process at once). A first signal during
-        // the report phase stops its publication instead.
+        // Stopped during the runs (a signal, or --fail-fast): the report of what
+        // finished is still written (under partial/; a signal then ends the process at
+        // once). A first signal during the report phase stops its publication instead.
         let never = std::sync::atomic::AtomicBool::new(false);
-        let report_stop = if stop.exit_code().is_some() {
+        let report_stop = if stop.flag().load(std::sync::atomic::Ordering::SeqCst) {
             &never
         } else {
             stop.flag()

@@ -24,7 +24,7 @@ impl Stop {
             signal: Arc::new(AtomicUsize::new(0)),
         };
         for sig in [SIGINT, SIGTERM] {
-            let code = 128 + sig as i32;
+            let code = 128 + sig;
             // In order: a second signal ends the process; the first sets the flag.
             let _ = signal_hook::flag::register_conditional_shutdown(sig, code, stop.flag.clone())
                 .and_then(|_| {
@@ -41,13 +41,10 @@ impl Stop {
     }
 
     /// The exit code to stop with (130 after SIGINT, 143 after SIGTERM), once a signal
-    /// has come.
+    /// has come. (The flag set without a signal, by `--fail-fast`, is no interruption.)
     pub(crate) fn exit_code(&self) -> Option<u8> {
-        if !self.flag.load(Ordering::SeqCst) {
-            return None;
-        }
         match self.signal.load(Ordering::SeqCst) {
-            0 => Some(super::EXIT_INTERRUPTED),
+            0 => None,
             sig => Some((128 + sig).min(255) as u8),
         }
     }

@@ -232,9 +232,10 @@ fn carried_over(target: &Path) -> Result<Vec<String>, ReportError> {
         }
         Err(_) => return Err(not_a_report(target)),
     };
+    // An incomplete campaign's report is the report's too: a complete one replaces it.
     Ok(names
         .into_iter()
-        .filter(|n| n != MARKER && !own.contains(n))
+        .filter(|n| n != MARKER && n != PARTIAL && !own.contains(n))
         .collect())
 }
 
@@ -274,7 +275,7 @@ impl Staging {
             .tempdir_in(parent)
             .map_err(io(parent))?;
         let lock = std::fs::File::open(fresh.path()).map_err(io(fresh.path()))?;
-        lock.try_lock().map_err(|e| io(fresh.path())(e.into()))?;
+        try_lock(&lock).map_err(io(fresh.path()))?;
         let suffix = fresh
             .path()
             .file_name()
@@ -302,6 +303,13 @@ impl Drop for Staging {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// Takes an exclusive lock on `dir` without waiting (released when it is closed, or
+/// its process ends however it ends).
+fn try_lock(dir: &std::fs::File) -> std::io::Result<()> {
+    use rustix::fs::{FlockOperation, flock};
+    flock(dir, FlockOperation::NonBlockingLockExclusive).map_err(std::io::Error::from)
 }
 
 /// Removes what writers killed midway left beside `name` in `parent`: staging
@@ -333,7 +341,7 @@ fn sweep_staging(parent: &Path, name: &str) {
         let Ok(dir) = std::fs::File::open(e.path()) else {
             continue;
         };
-        if dir.try_lock().is_ok() {
+        if try_lock(&dir).is_ok() {
             let _ = std::fs::remove_dir_all(e.path());
         }
     }
