@@ -246,7 +246,13 @@ metrics = ["wait_mean_s", "utilization"]
     /// fcfs 0.4, 0.5, –, 0.6: differences −0.1, 0, 0.1, higher is better: 1 of 3.
     #[test]
     fn pairs_by_seed_leave_out_the_unshaken_run_and_count_missing_pairs() {
-        let spec = parse(SPEC, "t.toml", std::path::Path::new(".")).unwrap();
+        let spec = parse(
+            SPEC,
+            "t.toml",
+            std::path::Path::new("."),
+            crate::implementations::builtin(),
+        )
+        .unwrap();
         let grid = expand(&spec).unwrap();
         let names = LabelNames::new(&spec);
         let labels: Vec<Labels> = grid.runs.iter().map(|r| r.labels(&names)).collect();

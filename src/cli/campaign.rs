@@ -3,11 +3,13 @@
 use super::stop::Stop;
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
 use crate::Registry;
+use crate::campaign::adaptive::{Executed, execute_selected, restrict};
 use crate::campaign::cache::{Cache, Lookup};
 use crate::campaign::listing::{PlanList, RunSummary, describe, more_labels};
 use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
-use crate::campaign::adaptive::{Executed, execute_selected, restrict};
-use crate::campaign::runner::{self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute};
+use crate::campaign::runner::{
+    self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute,
+};
 use crate::campaign::shard::Shard;
 use crate::campaign::status::status;
 use crate::campaign::{Axis, Spec};

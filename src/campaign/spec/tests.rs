@@ -608,6 +608,8 @@ fn adaptive_needs_a_comparison_and_seeds() {
         e.message.contains("no shake or model workload has seeds"),
         "{e}"
     );
+}
+
 /// The example in this module's documentation (`spec/mod.rs`) is a spec that parses
 /// and expands: 3 experiments × 5 replays (rigid, a0, a60, and `last` swept over two
 /// thresholds) × 1 workload = 15 grid points, less FCFS's a0 and a60 (2) = 13, plus the

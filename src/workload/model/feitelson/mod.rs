@@ -405,7 +405,7 @@ impl Feitelson {
                     runtime,
                     size,
                     user: None,
-                executable: Some(chain),
+                    executable: Some(chain),
                 });
             }
         }

@@ -7,8 +7,8 @@
 //! shifts the estimate by many SE). The KS bound 1.95/sqrt(n) is the asymptotic
 //! 0.1 % critical value of the Kolmogorov distribution.
 use super::*;
-use proptest::prelude::*;
 use crate::workload::model::sample_checks::{check_moments, ks, ks_bound_01pct, rng};
+use proptest::prelude::*;
 
 const Z5: f64 = 5.0;
 

@@ -394,7 +394,6 @@ mod tests {
 
     const N: usize = 1_000_000;
 
-
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs()
     }

@@ -20,11 +20,13 @@ pub mod tables;
 pub mod trace_fit;
 
 pub use generator::{ClassModel, Jann97, Runtime, published_classes};
-pub use hyper_erlang::{ERLANG_RTOL, Fit, FitError, HyperErlang, Kind, MAX_ORDER, P_ZERO, Sampler, e4, fit};
+pub use hyper_erlang::{
+    ERLANG_RTOL, Fit, FitError, HyperErlang, Kind, MAX_ORDER, P_ZERO, Sampler, e4, fit,
+};
 pub use tables::{
-    Classes, E4_PRINTED, MOMENT_PRINTED, MomentRow, PARAM_PRINTED, PERCENT_PRINTED, ParamRow, Printed, Quantity,
-    Service, TABLE_1, TABLE_2, TABLE_3, TABLE_4, TABLE_5, TABLE_6, TABLE_7, TABLE_8, TABLE_9, TABLE_10, TABLE_11,
-    TABLE_12, moment_table, param_table,
+    Classes, E4_PRINTED, MOMENT_PRINTED, MomentRow, PARAM_PRINTED, PERCENT_PRINTED, ParamRow,
+    Printed, Quantity, Service, TABLE_1, TABLE_2, TABLE_3, TABLE_4, TABLE_5, TABLE_6, TABLE_7,
+    TABLE_8, TABLE_9, TABLE_10, TABLE_11, TABLE_12, moment_table, param_table,
 };
 pub use trace_fit::{
     ClassError, ClassFit, MERGE_SHARE, MIN_SAMPLES, SampleFit, TraceJob, fit_trace, format_fits,

@@ -98,7 +98,6 @@ pub enum Service {
     ScaledWallclock,
 }
 
-
 /// How a column of the tables is printed, so that a test can compare "to the printed
 /// precision".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -255,8 +255,8 @@ fn daily_cycle_shares_per_hour() {
         for h in 0..24 {
             let xs: Vec<f64> = shares.iter().map(|b| b[h]).collect();
             let mean = xs.iter().sum::<f64>() / BLOCKS as f64;
-            let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (BLOCKS - 1) as f64)
-                .sqrt();
+            let sd =
+                (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (BLOCKS - 1) as f64).sqrt();
             let se = sd / (BLOCKS as f64).sqrt();
             assert!(
                 (mean - want[h]).abs() < 5.0 * se + 1e-4,
@@ -361,8 +361,7 @@ fn partial_tables_keep_their_own_type_defaults() {
     );
     assert_eq!(m.batch, JobType::batch());
     assert_eq!(m.start_hour, 8);
-    let m: Lublin03 =
-        toml::from_str("job_types = \"typeless\"\n[batch]\nuprob = 0.9\n").unwrap();
+    let m: Lublin03 = toml::from_str("job_types = \"typeless\"\n[batch]\nuprob = 0.9\n").unwrap();
     assert_eq!(m.job_types, JobTypes::Typeless);
     assert_eq!(
         m.batch,
