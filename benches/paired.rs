@@ -47,6 +47,7 @@ fn statistics(c: &mut Criterion) {
         ),
         "bench.toml",
         Path::new("."),
+        &campaign::Registry::builtin(),
     )
     .unwrap();
     let grid = expand(&spec).unwrap();
