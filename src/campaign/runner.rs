@@ -266,8 +266,13 @@ impl Outcome {
 /// Progress, for a reporter.
 #[derive(Debug, Clone)]
 pub enum Event<'a> {
-    /// Run `index` ended.
-    Finished { index: usize, outcome: &'a Outcome },
+    /// Run `index` ended. `cost`: its estimated cost ([`super::shard::run_cost`]) when
+    /// it was computed (or failed trying), 0 when its result was found.
+    Finished {
+        index: usize,
+        outcome: &'a Outcome,
+        cost: u64,
+    },
     /// Something the user should know that does not fail a run (a corrupt cache entry).
     Warning(String),
 }
@@ -402,9 +407,14 @@ pub fn execute(
                 if exec.fail_fast && matches!(outcome, Outcome::Failed(_)) {
                     stop.store(true, Ordering::Relaxed);
                 }
+                let cost = match outcome {
+                    Outcome::Cached(_) => 0,
+                    _ => super::shard::run_cost(p, workloads),
+                };
                 on_event(Event::Finished {
                     index,
                     outcome: &outcome,
+                    cost,
                 });
                 Some(outcome)
             })
@@ -427,6 +437,7 @@ pub fn execute(
             on_event(Event::Finished {
                 index: i,
                 outcome: &outcome,
+                cost: 0,
             });
             Some(outcome)
         })

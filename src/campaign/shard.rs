@@ -50,6 +50,25 @@ pub fn cost(jobs: usize, scheduler: &SchedulerConfig) -> u64 {
     (jobs.max(1) as u64).saturating_mul(u64::from(scheduler.about().cost.max(1)))
 }
 
+/// The estimated cost of the planned run `p` ([`cost`] of its workload's job count,
+/// the model's even when its jobs were not generated, and its scheduler); 1 for a run
+/// that cannot run.
+pub fn run_cost(p: &PlannedRun, workloads: &LoadedWorkloads) -> u64 {
+    match &p.description {
+        Ok((d, _)) => {
+            let jobs = workloads.get(&p.run).as_ref().map_or(1, |w| w.job_count());
+            cost(jobs, &d.scheduler)
+        }
+        Err(_) => 1,
+    }
+}
+
+/// Seconds left by the cost model: `elapsed` seconds computed `done` units of cost, so
+/// `left` units take as long per unit. `None` before anything was computed.
+pub fn time_left(elapsed: f64, done: u64, left: u64) -> Option<f64> {
+    (done > 0).then(|| elapsed / done as f64 * left as f64)
+}
+
 /// The shard (0-based) of each of the distinct runs whose estimated costs are `costs`
 /// (in plan order): costliest first (ties in plan order), each to the least loaded
 /// shard (ties: the lowest).
@@ -87,11 +106,10 @@ pub fn shards(
         .zip(selected)
         .map(|(p, &s)| {
             s.then(|| match &p.description {
-                Ok((d, key)) => Ok(*index.entry(key).or_insert_with(|| {
-                    // The model's job count even when its jobs were not generated, so
-                    // that planning and running partition alike.
-                    let jobs = workloads.get(&p.run).as_ref().map_or(1, |w| w.job_count());
-                    costs.push(cost(jobs, &d.scheduler));
+                // (The model's job count even when its jobs were not generated, so
+                // that planning and running partition alike.)
+                Ok((_, key)) => Ok(*index.entry(key).or_insert_with(|| {
+                    costs.push(run_cost(p, workloads));
                     costs.len() - 1
                 })),
                 Err(_) => Err(()),
@@ -123,6 +141,16 @@ impl Shard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Nine FCFS runs on a 100-job workload (cost 1 per job: 100 each) took 9 s; one
+    /// run of a scheduler ten times as costly per job is left (1,000): 9 s / 900 ×
+    /// 1,000 = 10 s, where counting runs alike would say 1 s.
+    #[test]
+    fn time_left_weighs_runs_by_their_cost() {
+        assert_eq!(time_left(9.0, 900, 1000), Some(10.0));
+        assert_eq!(time_left(9.0, 900, 0), Some(0.0));
+        assert_eq!(time_left(3.0, 0, 1000), None);
+    }
 
     #[test]
     fn shards_parse_and_refuse_what_is_not_one() {

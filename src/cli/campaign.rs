@@ -321,22 +321,35 @@ pub(crate) struct DryRunListArgs {
 }
 
 /// Progress on stderr: an indicatif bar when stderr is a terminal, else a plain status
-/// line at most every ten seconds and at the end (cluster logs).
+/// line at most every ten seconds and at the end (cluster logs). The time left weighs
+/// runs by their estimated cost ([`crate::campaign::shard::run_cost`]: job count ×
+/// the scheduler's relative cost), so a campaign whose costly runs are still to come is
+/// not estimated as if every run cost the same.
 struct Progress {
     total: usize,
     start: Instant,
     bar: Option<indicatif::ProgressBar>,
-    /// (done, cached, failed, last line printed).
-    state: Mutex<(usize, usize, usize, Instant)>,
+    state: Mutex<ProgressState>,
+}
+
+struct ProgressState {
+    done: usize,
+    cached: usize,
+    failed: usize,
+    /// Estimated cost of the runs computed so far, and of those still to compute.
+    computed_cost: u64,
+    cost_left: u64,
+    last_line: Instant,
 }
 
 impl Progress {
-    fn new(total: usize) -> Progress {
+    /// `total` runs, whose runs still to compute (not cached) cost `cost` in all.
+    fn new(total: usize, cost: u64) -> Progress {
         use std::io::IsTerminal as _;
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(total as u64);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} runs  {msg}  {elapsed} elapsed, ETA {eta}",
+                "{bar:40} {pos}/{len} runs  {msg}  {elapsed} elapsed",
             ) {
                 bar.set_style(style);
             }
@@ -346,7 +359,14 @@ impl Progress {
             total,
             start: Instant::now(),
             bar,
-            state: Mutex::new((0, 0, 0, Instant::now())),
+            state: Mutex::new(ProgressState {
+                done: 0,
+                cached: 0,
+                failed: 0,
+                computed_cost: 0,
+                cost_left: cost,
+                last_line: Instant::now(),
+            }),
         }
     }
 
@@ -357,27 +377,30 @@ impl Progress {
                 Some(bar) => bar.println(format!("warning: {w}")),
                 None => note!("warning: {w}"),
             },
-            Event::Finished { outcome, .. } => {
-                s.0 += 1;
+            Event::Finished { outcome, cost, .. } => {
+                s.done += 1;
                 match outcome {
-                    Outcome::Cached(_) => s.1 += 1,
-                    Outcome::Failed(_) => s.2 += 1,
+                    Outcome::Cached(_) => s.cached += 1,
+                    Outcome::Failed(_) => s.failed += 1,
                     Outcome::Computed(_) => {}
                 }
-                let msg = format!("{} cached, {} failed", s.1, s.2);
+                s.computed_cost = s.computed_cost.saturating_add(cost);
+                s.cost_left = s.cost_left.saturating_sub(cost);
+                let elapsed = self.start.elapsed().as_secs_f64();
+                let left = crate::campaign::shard::time_left(elapsed, s.computed_cost, s.cost_left)
+                    .map_or(String::new(), |t| format!(", about {t:.0} s left"));
+                let msg = format!("{} cached, {} failed{left}", s.cached, s.failed);
                 if let Some(bar) = &self.bar {
                     bar.set_message(msg);
                     bar.inc(1);
-                    if s.0 == self.total {
+                    if s.done == self.total {
                         bar.finish();
                     }
-                } else if s.0 == self.total || s.3.elapsed() >= Duration::from_secs(10) {
-                    s.3 = Instant::now();
-                    let elapsed = self.start.elapsed().as_secs_f64();
-                    let eta = elapsed / s.0 as f64 * (self.total - s.0) as f64;
+                } else if s.done == self.total || s.last_line.elapsed() >= Duration::from_secs(10) {
+                    s.last_line = Instant::now();
                     note!(
-                        "[{:>6}/{}] {msg}, {elapsed:.1} s elapsed, about {eta:.0} s left",
-                        s.0,
+                        "[{:>6}/{}] {msg}, {elapsed:.1} s elapsed",
+                        s.done,
                         self.total
                     );
                 }
@@ -446,7 +469,29 @@ impl RunArgs {
             .jobs
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let progress = Progress::new(chosen);
+        // What is left to compute, by the cost model: the distinct runs not cached.
+        let cost_left = {
+            let mut seen = std::collections::HashSet::new();
+            let todo: Vec<&PlannedRun> = planned
+                .iter()
+                .zip(&selected)
+                .filter(|(p, s)| **s && p.key().is_none_or(|k| seen.insert(k)))
+                .map(|(p, _)| p)
+                .collect();
+            let keys: Vec<&str> = todo.iter().filter_map(|p| p.key()).collect();
+            let cached = if self.select.force {
+                vec![false; keys.len()]
+            } else {
+                // (Present is enough for an estimate: no entry is read.)
+                cache.contains_each(&keys)
+            };
+            let mut cached = cached.into_iter();
+            todo.iter()
+                .filter(|p| p.key().is_none() || !cached.next().unwrap_or(false))
+                .map(|p| crate::campaign::shard::run_cost(p, &workloads))
+                .sum()
+        };
+        let progress = Progress::new(chosen, cost_left);
         let started = Instant::now();
         let options = ExecOptions {
             threads,
