@@ -8,6 +8,7 @@ use crate::campaign::Labels;
 use crate::campaign::columns::{METRICS, MetricRow};
 use crate::campaign::runner::Outcome;
 use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
+use crate::workload::{RequestedTimeSource, WorkloadIdentity};
 use polars::prelude::*;
 
 mod chart;
@@ -32,6 +33,8 @@ pub struct ReportRun<'a> {
     pub labels: &'a Labels,
     pub key: Option<&'a str>,
     pub outcome: Option<&'a Outcome>,
+    /// The run as resolved (`None` when it could not be).
+    pub description: Option<&'a crate::run::RunDescription>,
     /// Whether the run's shake variant has seeds: its seed-0 run is then the unshaken
     /// baseline of the shaken ones.
     pub seeded: bool,
@@ -117,16 +120,20 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
         .iter()
         .map(|r| r.outcome.and_then(Outcome::record))
         .collect();
+    // The policies of the runs with a result (read from their resolved descriptions,
+    // which their keys cover).
+    let described: Vec<Option<&crate::run::RunDescription>> = runs
+        .iter()
+        .zip(&records)
+        .map(|(r, record)| record.and(r.description))
+        .collect();
     for (name, policy) in POLICY_COLUMNS {
-        let v: Vec<Option<String>> = records
-            .iter()
-            .map(|r| r.and_then(|r| policy(&r.description)))
-            .collect();
+        let v: Vec<Option<&str>> = described.iter().map(|d| d.and_then(policy)).collect();
         columns.push(Column::new(name.into(), v));
     }
-    let factor: Vec<Option<f64>> = records
+    let factor: Vec<Option<f64>> = described
         .iter()
-        .map(|r| r.and_then(|r| walltime_factor(&r.description)))
+        .map(|d| d.and_then(walltime_factor))
         .collect();
     columns.push(Column::new("walltime_factor".into(), factor));
     let values: Vec<Option<Vec<f64>>> = records.iter().map(|r| r.map(metric_values)).collect();
@@ -156,41 +163,37 @@ const COUNT_METRICS: [&str; 6] = [
     "nodes",
 ];
 
-/// The resolved policies of a run, as columns: read from the description stored with
-/// its result (null for a run without one, and where the policy does not apply, e.g.
-/// the size source of a model's workload).
-type PolicyOf = fn(&serde_json::Value) -> Option<String>;
+/// The resolved policies of a run, as columns: read from its resolved description
+/// (null for a run without a result, and where the policy does not apply, e.g. the
+/// size source of a model's workload).
+type PolicyOf = fn(&crate::run::RunDescription) -> Option<&'static str>;
 const POLICY_COLUMNS: [(&str, PolicyOf); 4] = [
-    ("walltime", |d| text(&d["semantics"]["walltime"])),
+    ("walltime", |d| Some(d.semantics.walltime.name())),
     ("walltime_scaling", |d| {
-        text(&d["semantics"]["walltime_scaling"])
+        Some(d.semantics.walltime_scaling.name())
     }),
-    ("size_source", |d| {
-        text(&d["workload"]["trace"]["cleaning"]["size_source"])
+    ("size_source", |d| match &d.workload {
+        WorkloadIdentity::Trace { cleaning, .. } => Some(cleaning.size_source.name()),
+        WorkloadIdentity::Model(_) => None,
     }),
-    ("requested_time", |d| match &d["workload"] {
-        w if w.get("trace").is_some() => {
-            Some(match w["trace"]["cleaning"].get("requested_time_source") {
-                Some(serde_json::Value::Object(m)) => m.keys().next().cloned().unwrap_or_default(),
-                Some(serde_json::Value::String(s)) => s.clone(),
-                _ => "recorded".to_string(),
-            })
-        }
-        w if w.get("model").is_some() => Some("model".to_string()),
-        _ => None,
+    ("requested_time", |d| match &d.workload {
+        WorkloadIdentity::Trace { cleaning, .. } => Some(match cleaning.requested_time_source {
+            RequestedTimeSource::Recorded => "recorded",
+            RequestedTimeSource::Batsim { .. } => "batsim",
+        }),
+        WorkloadIdentity::Model(_) => Some("model"),
     }),
 ];
 
-fn text(v: &serde_json::Value) -> Option<String> {
-    v.as_str().map(str::to_string)
-}
-
 /// The factor of Batsim's walltimes, or of a model's requested times.
-fn walltime_factor(d: &serde_json::Value) -> Option<f64> {
-    let w = &d["workload"];
-    w["trace"]["cleaning"]["requested_time_source"]["batsim"]["walltime_factor"]
-        .as_f64()
-        .or_else(|| w["model"]["walltime_factor"].as_f64())
+fn walltime_factor(d: &crate::run::RunDescription) -> Option<f64> {
+    match &d.workload {
+        WorkloadIdentity::Trace { cleaning, .. } => match cleaning.requested_time_source {
+            RequestedTimeSource::Batsim { walltime_factor } => Some(walltime_factor),
+            RequestedTimeSource::Recorded => None,
+        },
+        WorkloadIdentity::Model(m) => Some(m.walltime_factor),
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -373,6 +373,7 @@ fn write_report(
             labels: &p.labels,
             key: p.key(),
             outcome: o.as_ref(),
+            description: p.description.as_ref().ok().map(|(d, _)| d),
             seeded: spec.seeded(&p.run),
             replicated: spec.replicated(&p.run),
         })

@@ -1045,3 +1045,64 @@ fn an_unchecked_campaign_says_so_and_force_checks_it() {
         |rows: &[(Vec<String>, String)]| rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>();
     assert_eq!(others(&plain), others(&checked_rows));
 }
+
+/// The policy columns of runs.csv say what each run's resolved description holds: a
+/// trace read with Batsim's walltimes (factor 3) and requested sizes, under walltime
+/// kill with scaled walltimes, and a model's workload (its factor 2; no size source),
+/// each as the spec writes it; a run that failed has none.
+#[test]
+fn policy_columns_say_how_each_run_was_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("policies.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"policies\"\n\
+             [workloads.late4]\ntrace = \"{}\"\nsize_source = \"requested\"\n\
+             requested_time = \"batsim\"\nwalltime_factor = 3\n\
+             [workloads.model]\nmodel = \"feitelson\"\njobs = 20\nnodes = 16\n\
+             walltime_factor = 2\n\
+             [workloads.ghost]\ntrace = \"no-such-trace-anywhere\"\n\
+             [schedulers]\nfcfs = \"fcfs\"\n\
+             [semantics]\nk = {{ walltime = \"kill\", walltime_scaling = \"scale\" }}\n",
+            fixture("lateness4.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .code(1);
+    // (Read from parquet: the ghost's error message holds commas.)
+    let df = {
+        use polars::prelude::*;
+        ParquetReader::new(std::fs::File::open(out.join("partial/runs.parquet")).unwrap())
+            .finish()
+            .unwrap()
+    };
+    let text = |c: &str, i: usize| -> String {
+        let v = df.column(c).unwrap().get(i).unwrap();
+        match v {
+            polars::prelude::AnyValue::Null => String::new(),
+            v => v.str_value().into_owned(),
+        }
+    };
+    let workloads: Vec<String> = (0..df.height()).map(|i| text("workload", i)).collect();
+    let cells = |w: &str| {
+        let i = workloads.iter().position(|x| x == w).unwrap();
+        [
+            "walltime",
+            "walltime_scaling",
+            "size_source",
+            "requested_time",
+            "walltime_factor",
+        ]
+        .map(|c| text(c, i))
+    };
+    assert_eq!(
+        cells("late4"),
+        ["kill", "scale", "requested", "batsim", "3.0"]
+    );
+    assert_eq!(cells("model"), ["kill", "scale", "", "model", "2.0"]);
+    assert_eq!(cells("ghost"), ["", "", "", "", ""]);
+}
