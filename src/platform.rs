@@ -1,6 +1,7 @@
 //! The simulated machine: a homogeneous [`Platform`] (node count, node speed) and the
 //! [`PlatformChange`]s of the 2024 paper (speed ×k, node count ×k).
 
+use crate::time::Time;
 use serde::Serialize;
 
 /// A homogeneous platform. `speed` is relative to the platform the trace was recorded
@@ -83,6 +84,43 @@ fn check_factor(what: &'static str, value: f64) -> Result<(), PlatformError> {
         Ok(())
     } else {
         Err(PlatformError::Factor { what, value })
+    }
+}
+
+/// How a platform turns a recorded run time and requested time into its own: each
+/// divided by its divisor and rounded to the millisecond. The one place of this
+/// arithmetic: the simulator prepares its jobs with it (`sim::prepare`) and shaking
+/// keeps each job on its side of the kill with it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KillClock {
+    /// The node speed factor.
+    pub runtime_divisor: f64,
+    /// 1, or the speed factor where the walltime scaling scales requests.
+    pub request_divisor: f64,
+}
+
+impl KillClock {
+    /// No platform change.
+    pub const SAME: KillClock = KillClock {
+        runtime_divisor: 1.0,
+        request_divisor: 1.0,
+    };
+
+    /// A recorded run time on the platform.
+    pub fn runtime(&self, recorded: Time) -> Time {
+        recorded.div_f64(self.runtime_divisor)
+    }
+
+    /// A recorded requested time on the platform (the estimate, and the walltime at
+    /// which a job is killed where jobs are).
+    pub fn request(&self, recorded: Time) -> Time {
+        recorded.div_f64(self.request_divisor)
+    }
+
+    /// Whether a job of this recorded run time and request outruns its request on the
+    /// platform (is killed, where jobs are).
+    pub fn outruns(&self, runtime: Time, request: Time) -> bool {
+        self.runtime(runtime) > self.request(request)
     }
 }
 

@@ -19,9 +19,7 @@ use crate::metrics::{
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
 use crate::sched::{SchedulerConfig, Violation, check};
-use crate::shake::{
-    KillClock, Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError,
-};
+use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
 use crate::sim::{
     MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
 };
@@ -141,10 +139,8 @@ pub fn perturb<'a>(
         None => Ok((transformed, None)),
         Some(config) => {
             config.validate()?;
-            let kill = (semantics.walltime == WalltimePolicy::Kill).then(|| KillClock {
-                runtime_divisor: change.speed,
-                request_divisor: semantics.walltime_scaling.request_divisor(change.speed),
-            });
+            let kill = (semantics.walltime == WalltimePolicy::Kill)
+                .then(|| semantics.walltime_scaling.clock(change.speed));
             let limits = Limits { nodes, kill };
             let (shaken, report) = crate::shake::shake(&transformed, config, limits, seeds.shake);
             Ok((Cow::Owned(shaken), Some(report)))

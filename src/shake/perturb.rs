@@ -139,29 +139,7 @@ pub struct Limits {
     pub kill: Option<KillClock>,
 }
 
-/// How the simulated platform turns a recorded run time and request into the ones
-/// the kill compares: each divided by its divisor and rounded to the millisecond (as
-/// `sim::prepare` does).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KillClock {
-    /// The node speed factor.
-    pub runtime_divisor: f64,
-    /// 1, or the speed factor where the walltime scaling scales requests.
-    pub request_divisor: f64,
-}
-
-impl KillClock {
-    /// No platform change.
-    pub const SAME: KillClock = KillClock {
-        runtime_divisor: 1.0,
-        request_divisor: 1.0,
-    };
-
-    /// Whether a job of this run time and request is killed on the platform.
-    pub fn outruns(&self, runtime: Time, request: Time) -> bool {
-        runtime.div_f64(self.runtime_divisor) > request.div_f64(self.request_divisor)
-    }
-}
+pub use crate::platform::KillClock;
 
 /// The smallest `x` in `lo..=hi` with `pred(x)`, for `pred` false then true, and true
 /// at `hi`.

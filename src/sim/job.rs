@@ -2,7 +2,7 @@
 //! under the run's [`Semantics`].
 
 use crate::choice::choice;
-use crate::platform::Platform;
+use crate::platform::{KillClock, Platform};
 use crate::time::Time;
 use crate::workload::Workload;
 use serde::Serialize;
@@ -42,6 +42,14 @@ impl WalltimeScaling {
             WalltimeScaling::Scale => speed,
             WalltimeScaling::Stretch if speed < 1.0 => speed,
             WalltimeScaling::Stretch => 1.0,
+        }
+    }
+
+    /// How nodes of this speed factor see recorded times under this scaling.
+    pub fn clock(self, speed: f64) -> KillClock {
+        KillClock {
+            runtime_divisor: speed,
+            request_divisor: self.request_divisor(speed),
         }
     }
 }
@@ -121,14 +129,13 @@ impl SimJob {
 /// The workload's jobs on `platform` under `semantics`, in workload order (job index i
 /// is workload job i).
 pub fn prepare(workload: &Workload, platform: Platform, semantics: Semantics) -> Vec<SimJob> {
+    let clock = semantics.walltime_scaling.clock(platform.speed);
     workload
         .jobs()
         .iter()
         .map(|j| {
-            let runtime = j.runtime.div_f64(platform.speed);
-            let estimate = j
-                .requested_time
-                .div_f64(semantics.walltime_scaling.request_divisor(platform.speed));
+            let runtime = clock.runtime(j.runtime);
+            let estimate = clock.request(j.requested_time);
             let limit = match semantics.walltime {
                 WalltimePolicy::Kill => Some(estimate),
                 WalltimePolicy::Run => None,
