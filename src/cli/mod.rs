@@ -12,9 +12,9 @@ mod trace;
 
 use ::campaign::Choice;
 use ::campaign::workload::{
-    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
-    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
-    TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
+    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin,
+    PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy,
+    SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -259,6 +259,17 @@ struct CleaningArgs {
     /// repeats do not matter); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
+    /// Keep only the jobs of these partitions (SWF field 16; comma-separated), simulated
+    /// as one machine of their size: the header's per-partition sizes where it lists
+    /// them, else each partition's widest job [default: every partition, on the header's
+    /// platform size].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PARTITION",
+        allow_hyphen_values = true
+    )]
+    partitions: Vec<i64>,
     /// Replaces the header's UnixStartTime (seconds since 1970 UTC): calendar time for
     /// the day and week cycles of the distribution-based user model and the summaries.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
@@ -290,6 +301,7 @@ impl CleaningArgs {
             requested_time_source: source,
             unix_start: self.unix_start,
             timezone: self.timezone.clone(),
+            partitions: PartitionSelection::new(self.partitions.clone()),
         })
     }
 }

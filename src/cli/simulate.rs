@@ -393,6 +393,13 @@ impl SimulateArgs {
                         policy.requested_time_source, cleaning.requested_time_raised
                     )?;
                 }
+                if let Some(selection) = &policy.partitions {
+                    writeln!(
+                        out,
+                        "           partitions {selection} kept ({} jobs of others dropped)",
+                        cleaning.dropped_partition
+                    )?;
+                }
                 writeln!(
                     out,
                     "           dropped: {} size ≤ 0, {} status, {} run time, {} requested time; \
@@ -411,6 +418,8 @@ impl SimulateArgs {
                     result.base_platform.nodes,
                     if self.nodes.is_some() {
                         ", from --nodes"
+                    } else if policy.partitions.is_some() {
+                        ", the selected partitions' size"
                     } else {
                         ", from the trace header"
                     }

@@ -155,6 +155,47 @@ impl std::fmt::Display for RequestedTimeSource {
     }
 }
 
+/// The partitions (SWF field 16) a workload keeps: sorted, without repeats, never
+/// empty. A job of another partition is dropped before every other rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct PartitionSelection(Vec<i64>);
+
+impl PartitionSelection {
+    /// The selection of `partitions` in one canonical form (sorted, no repeats), so
+    /// that `[2, 1]` and `[1, 2, 2]` are one selection, and one run's identity; `None`
+    /// for an empty list (no selection: every partition).
+    pub fn new(mut partitions: Vec<i64>) -> Option<PartitionSelection> {
+        if partitions.is_empty() {
+            return None;
+        }
+        partitions.sort_unstable();
+        partitions.dedup();
+        Some(PartitionSelection(partitions))
+    }
+
+    /// The partition numbers, sorted.
+    pub fn partitions(&self) -> &[i64] {
+        &self.0
+    }
+
+    pub fn contains(&self, partition: i64) -> bool {
+        self.0.binary_search(&partition).is_ok()
+    }
+}
+
+impl std::fmt::Display for PartitionSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
 choice! {
     /// What to do with an unknown recorded wait time (−1). Only feedback replay (which
     /// needs each job's recorded finish) and the `recorded` scheduler use wait times;
@@ -200,6 +241,10 @@ impl StatusFilter {
 /// part of a run's identity and is printed in its metadata. Jobs with size ≤ 0 after
 /// [`SizeSource`] are always dropped (they cannot be scheduled); jobs wider than the
 /// platform are *not* dropped here: the simulator rejects and counts them.
+///
+/// The rules apply in this order, each to the jobs the ones before it kept: partitions,
+/// status, size, run time ≤ 0, requested time ≤ 0, Batsim's requested times, wait
+/// time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CleaningPolicy {
     pub size_source: SizeSource,
@@ -222,6 +267,10 @@ pub struct CleaningPolicy {
     /// policy is made).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+    /// The partitions kept (`None`: all). Left out of the encoding when `None`, so
+    /// that workloads selecting nothing keep their cache keys and draw seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionSelection>,
 }
 
 /// What cleaning did, rule by rule.
@@ -229,6 +278,8 @@ pub struct CleaningPolicy {
 pub struct CleaningReport {
     pub records: usize,
     pub kept: usize,
+    /// Jobs of a partition not selected.
+    pub dropped_partition: usize,
     pub dropped_status: usize,
     pub dropped_size: usize,
     pub dropped_runtime: usize,
@@ -281,6 +332,12 @@ impl CleaningPolicy {
     }
 
     fn clean(&self, line: usize, r: &SwfRecord, report: &mut CleaningReport) -> Option<Job> {
+        if let Some(keep) = &self.partitions
+            && !keep.contains(r.partition)
+        {
+            report.dropped_partition += 1;
+            return None;
+        }
         if let StatusFilter::Only(keep) = &self.status
             && !keep.contains(&r.status)
         {
@@ -579,6 +636,69 @@ mod tests {
                 (kept, zeroed, dropped)
             );
         }
+    }
+
+    /// Selecting no partition is what every run made before partitions were read did:
+    /// it is left out of the encoding, so those runs' cache keys and draw seeds are
+    /// byte for byte what they were.
+    #[test]
+    fn partitions_are_encoded_only_when_some_are_selected() {
+        let earlier = r#"{"size_source":"allocated","runtime":"zero","requested_time":"runtime","wait":"unknown","status":"all"}"#;
+        let json = |p: &CleaningPolicy| serde_json::to_string(p).unwrap();
+        assert_eq!(json(&CleaningPolicy::default()), earlier);
+        let body = &earlier[..earlier.len() - 1];
+        let select = |v: Vec<i64>| CleaningPolicy {
+            partitions: PartitionSelection::new(v),
+            ..CleaningPolicy::default()
+        };
+        assert_eq!(
+            json(&select(vec![])),
+            earlier,
+            "an empty list selects nothing"
+        );
+        assert_eq!(
+            json(&select(vec![2, 1, 2])),
+            format!(r#"{body},"partitions":[1,2]}}"#)
+        );
+        assert_eq!(
+            select(vec![2, 1]),
+            select(vec![1, 2, 1]),
+            "one canonical form"
+        );
+        // The draw seeds' material (the workload's identity) follows.
+        let material = |p: &CleaningPolicy| {
+            super::super::WorkloadIdentity::Trace {
+                trace_blake3: "ab".repeat(32),
+                cleaning: p.clone(),
+            }
+            .draw_material(0)
+        };
+        assert_eq!(
+            String::from_utf8(material(&CleaningPolicy::default())).unwrap(),
+            format!(
+                r#"{{"trace_blake3":"{}","cleaning":{earlier},"seed":0}}"#,
+                "ab".repeat(32)
+            )
+        );
+        assert_ne!(
+            material(&select(vec![1])),
+            material(&CleaningPolicy::default())
+        );
+    }
+
+    #[test]
+    fn partitions_are_selected_first() {
+        let mut a = rec(1, 1, 1, 5, 5, 1);
+        a.partition = 1;
+        let mut b = rec(2, 1, 1, 5, 5, 1);
+        b.partition = 2;
+        let only_1 = CleaningPolicy {
+            partitions: PartitionSelection::new(vec![1]),
+            ..CleaningPolicy::default()
+        };
+        let (w, r) = only_1.apply(trace(vec![a, b]));
+        assert_eq!(w.jobs().iter().map(|j| j.id).collect::<Vec<_>>(), [1]);
+        assert_eq!(r.dropped_partition, 1);
     }
 
     #[test]

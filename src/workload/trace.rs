@@ -2,14 +2,17 @@
 
 use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 use super::{
-    CleaningError, CleaningPolicy, RequestedTime, RequestedTimePolicy, RequestedTimeSource,
-    RuntimePolicy, SizeSource, StatusFilter, TraceLocator, WaitPolicy,
+    CleaningError, CleaningPolicy, PartitionSelection, RequestedTime,
+    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
+    TraceLocator, WaitPolicy,
 };
 use crate::swf::{ParseOptions, parse_bytes, read_content};
 
 /// `{ source = "trace", trace = "KTH-SP2-1996-2.1-cln", size_source = …, status = [1] }`:
 /// an SWF file (a path, or an archive name looked up in the trace directories) and the
-/// cleaning applied to it. The run's identity is the blake3 of the decompressed content
+/// cleaning applied to it. `partitions = [1, 2]` keeps those partitions (SWF field 16),
+/// simulated as one machine; `partition = 2` keeps one (in a spec, `partition = [1, 2,
+/// 3]` is a sweep: one workload variant, and one machine, per partition). The run's identity is the blake3 of the decompressed content
 /// and the cleaning policy, not the path: a renamed or moved file keeps its results.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "TraceFields", into = "TraceFields")]
@@ -42,6 +45,12 @@ struct TraceFields {
     wait_policy: WaitPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<Vec<i64>>,
+    /// The partitions kept, pooled into one machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partitions: Option<Vec<i64>>,
+    /// One partition kept (a spec's sweep over it gives one variant per partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partition: Option<i64>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     lenient: bool,
     /// Replaces the header's `UnixStartTime` (seconds since 1970 UTC).
@@ -73,6 +82,21 @@ impl TryFrom<TraceFields> for TraceSource {
         if let Some(zone) = &f.timezone {
             super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
         }
+        let partitions = match (f.partitions, f.partition) {
+            (Some(_), Some(_)) => {
+                return Err("partition: give either partition (one) or partitions (a list \
+                            pooled into one machine), not both"
+                    .into());
+            }
+            (Some(list), None) if list.is_empty() => {
+                return Err("partitions: an empty list selects nothing; leave the key out \
+                            to keep every partition"
+                    .into());
+            }
+            (Some(list), None) => PartitionSelection::new(list),
+            (None, Some(p)) => PartitionSelection::new(vec![p]),
+            (None, None) => None,
+        };
         Ok(TraceSource {
             trace: f.trace,
             cleaning: CleaningPolicy {
@@ -84,6 +108,7 @@ impl TryFrom<TraceFields> for TraceSource {
                 requested_time_source,
                 unix_start: f.unix_start,
                 timezone: f.timezone,
+                partitions,
             },
             lenient: f.lenient,
         })
@@ -113,6 +138,8 @@ impl From<TraceSource> for TraceFields {
             lenient: t.lenient,
             unix_start: t.cleaning.unix_start,
             timezone: t.cleaning.timezone,
+            partitions: t.cleaning.partitions.map(|p| p.partitions().to_vec()),
+            partition: None,
         }
     }
 }
@@ -146,8 +173,12 @@ impl SourceSetup for TraceSource {
         }
         let skipped_lines = trace.skipped_lines;
         let (workload, report) = self.cleaning.apply(trace);
+        let recorded_nodes = match &self.cleaning.partitions {
+            None => workload.recorded_platform_size(),
+            Some(selection) => workload.partitions_size(selection),
+        };
         Ok(LoadedWorkload {
-            recorded_nodes: workload.recorded_platform_size(),
+            recorded_nodes,
             workload,
             identity: WorkloadIdentity::Trace {
                 trace_blake3,
