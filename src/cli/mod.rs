@@ -12,9 +12,10 @@ mod trace;
 
 use ::campaign::Choice;
 use ::campaign::workload::{
-    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin,
-    PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy,
-    SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
+    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, NeverRanPolicy,
+    Origin, PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource,
+    RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy,
+    WorkloadSource,
 };
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
@@ -259,6 +260,11 @@ struct CleaningArgs {
     /// repeats do not matter); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
+    /// Jobs that never ran (run time ≤ 0 and no allocated processors, e.g. cancelled
+    /// before they started): drop them, or keep them as zero-length jobs sized by their
+    /// requested processors.
+    #[arg(long, default_value_t, value_parser = choice::<NeverRanPolicy>())]
+    never_ran: NeverRanPolicy,
     /// Keep only the jobs of these partitions (SWF field 16; comma-separated), simulated
     /// as one machine of their size: the header's per-partition sizes where it lists
     /// them, else each partition's widest job [default: every partition, on the header's
@@ -301,6 +307,7 @@ impl CleaningArgs {
             requested_time_source: source,
             unix_start: self.unix_start,
             timezone: self.timezone.clone(),
+            never_ran: self.never_ran,
             partitions: PartitionSelection::new(self.partitions.clone()),
         })
     }

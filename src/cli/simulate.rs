@@ -344,6 +344,11 @@ impl SimulateArgs {
                         "users": workload.user_count(),
                     },
                     "cleaning": { "policy": policy, "report": cleaning },
+                    "never_ran": {
+                        "jobs": cleaning.never_ran,
+                        "policy": policy.never_ran,
+                        "dropped": cleaning.dropped_never_ran,
+                    },
                     "platform": {
                         "unchanged": result.base_platform,
                         "change": description.change,
@@ -393,6 +398,11 @@ impl SimulateArgs {
                         policy.requested_time_source, cleaning.requested_time_raised
                     )?;
                 }
+                writeln!(
+                    out,
+                    "           never ran: {}",
+                    super::trace::never_ran_line(&policy, &cleaning)
+                )?;
                 if let Some(selection) = &policy.partitions {
                     writeln!(
                         out,

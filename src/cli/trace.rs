@@ -108,6 +108,24 @@ pub(crate) struct InfoArgs {
     format: Format,
 }
 
+/// What cleaning did with the jobs that never ran, in one line.
+pub(crate) fn never_ran_line(
+    policy: &::campaign::workload::CleaningPolicy,
+    cleaning: &::campaign::workload::CleaningReport,
+) -> String {
+    use ::campaign::workload::NeverRanPolicy;
+    let n = cleaning.never_ran;
+    let what = match policy.never_ran {
+        NeverRanPolicy::Drop => "dropped",
+        NeverRanPolicy::Keep => "kept as zero-length jobs",
+    };
+    format!(
+        "{n} job{} without a run time or allocated processors ({}): {what}",
+        if n == 1 { "" } else { "s" },
+        "run time ≤ 0, allocated ≤ 0"
+    )
+}
+
 /// The partitions of a workload, one line each (or a line saying it records none).
 fn partitions_table(partitions: &[::campaign::workload::Partition]) -> String {
     use ::campaign::workload::PartitionSizeFrom;
@@ -207,6 +225,11 @@ impl InfoArgs {
                     "last_submit": last,
                     "platform_nodes": nodes,
                     "partitions": partitions,
+                    "never_ran": {
+                        "jobs": cleaning.never_ran,
+                        "policy": policy.never_ran,
+                        "dropped": cleaning.dropped_never_ran,
+                    },
                     "cleaning": cleaning,
                     "recorded_log": metrics,
                     "jobs_without_recorded_wait": missing_wait,
@@ -256,6 +279,7 @@ impl InfoArgs {
                         cleaning.dropped_partition
                     )?;
                 }
+                writeln!(out, "never ran      {}", never_ran_line(&policy, &cleaning))?;
                 writeln!(out, "users          {}", workload.user_count())?;
                 if let (Some(a), Some(b)) = (first, last) {
                     writeln!(out, "submits        {a} s … {b} s")?;

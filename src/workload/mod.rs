@@ -20,9 +20,9 @@ pub use archive::{
 pub use calendar::{Calendar, CalendarError, LocalClock};
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
-    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, PartitionSelection,
-    RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource,
-    StatusFilter, WaitPolicy,
+    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, NeverRanPolicy,
+    PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy,
+    SizeSource, StatusFilter, WaitPolicy, never_ran,
 };
 pub use partition::{Partition, PartitionSizeFrom};
 

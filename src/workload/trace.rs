@@ -2,7 +2,7 @@
 
 use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 use super::{
-    CleaningError, CleaningPolicy, PartitionSelection, RequestedTime,
+    CleaningError, CleaningPolicy, NeverRanPolicy, PartitionSelection, RequestedTime,
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
     TraceLocator, WaitPolicy,
 };
@@ -45,6 +45,9 @@ struct TraceFields {
     wait_policy: WaitPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<Vec<i64>>,
+    /// Jobs that never ran: `"drop"` (default) or `"keep"` (as zero-length jobs).
+    #[serde(default)]
+    never_ran: NeverRanPolicy,
     /// The partitions kept, pooled into one machine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     partitions: Option<Vec<i64>>,
@@ -108,6 +111,7 @@ impl TryFrom<TraceFields> for TraceSource {
                 requested_time_source,
                 unix_start: f.unix_start,
                 timezone: f.timezone,
+                never_ran: f.never_ran,
                 partitions,
             },
             lenient: f.lenient,
@@ -138,6 +142,7 @@ impl From<TraceSource> for TraceFields {
             lenient: t.lenient,
             unix_start: t.cleaning.unix_start,
             timezone: t.cleaning.timezone,
+            never_ran: t.cleaning.never_ran,
             partitions: t.cleaning.partitions.map(|p| p.partitions().to_vec()),
             partition: None,
         }

@@ -1,5 +1,6 @@
 //! Cleaning rules through the binary, on hand-checked fixtures: partitions (SWF field
-//! 16) selected or simulated each as its own machine. Schedules derived by hand under FCFS with the simulator's rules (at one
+//! 16) selected or simulated each as its own machine, and jobs that never ran dropped
+//! or kept. Schedules derived by hand under FCFS with the simulator's rules (at one
 //! instant: completions first, then submissions by id, then one scheduler pass; queue
 //! order = (submit time, job id); a job wider than the platform is rejected on
 //! submission).
@@ -197,4 +198,61 @@ fn a_sweep_over_partitions_gives_one_workload_per_partition() {
     let (n, r, m) = &got["P[partition=2]"];
     assert_eq!((n.as_str(), r.as_str()), ("2", "0"));
     assert!((m - 50.0 / 3.0).abs() < 1e-9, "{m}");
+}
+
+// ---------------------------------------------------------------------------------------
+// never_ran.swf.txt — 4 processors
+//   J1(3, 100) @0   J2 never ran (status 5, run −1, allocated −1, requested 4) @10
+//   J3(1, 10) @20   J4(1, 5) @30 (status 5, but it ran)
+// ---------------------------------------------------------------------------------------
+
+/// Dropped (the default): J2 is not simulated, nothing holds the queue.
+/// - t=0: J1 [0,100), free 1. t=20: J3 [20,30), free 0.
+/// - t=30: J3 ends (completions first), free 1: J4 [30,35).
+///
+/// Kept as a zero-length job of 4 processors (field 8): FCFS holds the queue behind it.
+/// - t=0: J1 [0,100), free 1. t=10: head J2 needs 4 > 1: stop.
+/// - t=20, 30: J3 and J4 queue behind J2.
+/// - t=100: J1 ends, free 4: J2 starts and ends at 100, free 0 for this pass; its
+///   completion at 100 frees 4: J3 [100,110), J4 [100,105).
+///
+/// Mean waits: dropped 0; kept (0 + 90 + 80 + 70) / 4 = 60 s.
+#[test]
+fn jobs_that_never_ran_are_dropped_or_hold_the_fcfs_queue() {
+    let (report, jobs) = fcfs("never_ran.swf.txt", &[]);
+    assert_eq!(jobs, [(1, 0, 100), (3, 20, 30), (4, 30, 35)]);
+    assert_eq!(report["never_ran"]["jobs"], 1);
+    assert_eq!(report["never_ran"]["policy"], "drop");
+    assert_eq!(report["never_ran"]["dropped"], 1);
+    assert_eq!(report["metrics"]["wait_mean"], 0.0);
+
+    let (report, jobs) = fcfs("never_ran.swf.txt", &["--never-ran", "keep"]);
+    assert_eq!(
+        jobs,
+        [(1, 0, 100), (2, 100, 100), (3, 100, 110), (4, 100, 105)]
+    );
+    assert_eq!(report["never_ran"]["jobs"], 1);
+    assert_eq!(report["never_ran"]["policy"], "keep");
+    assert_eq!(report["never_ran"]["dropped"], 0);
+    assert_eq!(report["metrics"]["wait_mean"], 60.0);
+
+    // The text reports say how many and what was done.
+    for (policy, what) in [("drop", "dropped"), ("keep", "kept as zero-length jobs")] {
+        let line = format!(
+            "1 job without a run time or allocated processors (run time ≤ 0, allocated ≤ 0): {what}"
+        );
+        for command in ["simulate", "trace"] {
+            let mut cmd = campaign();
+            if command == "trace" {
+                cmd.args(["trace", "info"]);
+            } else {
+                cmd.arg("simulate");
+            }
+            cmd.arg(fixture("never_ran.swf.txt"))
+                .args(["--never-ran", policy])
+                .assert()
+                .success()
+                .stdout(predicates::str::contains(line.as_str()));
+        }
+    }
 }
