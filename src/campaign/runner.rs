@@ -306,6 +306,7 @@ fn compute(
         platform: result.platform,
         metrics: result.metrics,
         lateness: result.lateness,
+        late_share: result.late_share,
         violations: result.violations.map(|v| v.len()),
         summary: result.summary,
         compute_seconds: Some(started.elapsed().as_secs_f64()),

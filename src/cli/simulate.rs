@@ -364,6 +364,7 @@ impl SimulateArgs {
                     "key": key,
                     "metrics": result.metrics,
                     "lateness": result.lateness,
+                    "late_share": result.late_share,
                     "check": result.violations.as_ref().map(|v| json!({
                         "violations": v.len(),
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),
@@ -469,7 +470,11 @@ impl SimulateArgs {
                 }
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&result.metrics))?;
-                write!(out, "{}", lateness_table(&result.lateness))?;
+                write!(
+                    out,
+                    "{}",
+                    lateness_table(&result.lateness, result.late_share)
+                )?;
             }
         }
         print_stdout(&out)?;

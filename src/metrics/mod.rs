@@ -9,7 +9,7 @@ mod shaking;
 mod summary;
 mod users;
 
-pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
+pub use lateness::{Lateness, UserLateness, late_share, lateness, lateness_by_user};
 pub use scheduling::{
     BSLD_TAU, JobCounts, RecordChunk, SchedulingMetrics, recorded_metrics, recorded_records,
 };

@@ -14,7 +14,7 @@ pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, S
 
 use crate::metrics::{
     JobSummaries, Lateness, RunSummary, SchedulingMetrics, SubmissionSummaries, SummaryInput,
-    UserLateness, Users, lateness,
+    UserLateness, Users, late_share, lateness,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -78,6 +78,9 @@ pub struct RunResult {
     pub lateness: Lateness,
     /// The same per user, in increasing user id order.
     pub user_lateness: Vec<UserLateness>,
+    /// The share of jobs submitted after the workload's last recorded submission
+    /// ([`late_share`]; `None` without jobs).
+    pub late_share: Option<f64>,
     /// `Some` when checking was asked for: every violation found.
     pub violations: Option<Vec<Violation>>,
     /// Submissions per hour of the week, queue lengths and user activity.
@@ -222,6 +225,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         output,
         metrics,
         lateness: lateness(&recorded, &replayed),
+        late_share: late_share(&recorded, &replayed),
         user_lateness,
         violations,
     })
