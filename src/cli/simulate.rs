@@ -68,7 +68,7 @@ pub(crate) struct SimulateArgs {
     /// with a preceding job, SWF fields 17/18, submitted its think time after that job
     /// ends: Feitelson's repeated runs); or an inline table,
     /// e.g. '{ model = "feedback", delimiter = "last", threshold = 30 }' or
-    /// '{ model = "fluid", continuation = false }'.
+    /// '{ model = "fluid", continuation = true }'.
     #[arg(long, default_value = "rigid", value_name = "MODEL")]
     replay: ReplayModel,
     /// Write one row per user (jobs and mean, relative and additional lateness) to this
