@@ -77,24 +77,28 @@ impl TryFrom<TraceFields> for TraceSource {
         }
         let requested_time_source = RequestedTimeSource::new(f.requested_time, f.walltime_factor)
             .map_err(|e| match e {
-                CleaningError::FactorWithoutBatsim => {
-                    "walltime_factor applies only to requested_time = \"batsim\"".to_string()
-                }
-                e => format!("walltime_factor: {e}"),
-            })?;
+            CleaningError::FactorWithoutBatsim => {
+                "walltime_factor applies only to requested_time = \"batsim\"".to_string()
+            }
+            e => format!("walltime_factor: {e}"),
+        })?;
         if let Some(zone) = &f.timezone {
             super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
         }
         let partitions = match (f.partitions, f.partition) {
             (Some(_), Some(_)) => {
-                return Err("partition: give either partition (one) or partitions (a list \
+                return Err(
+                    "partition: give either partition (one) or partitions (a list \
                             pooled into one machine), not both"
-                    .into());
+                        .into(),
+                );
             }
             (Some(list), None) if list.is_empty() => {
-                return Err("partitions: an empty list selects nothing; leave the key out \
+                return Err(
+                    "partitions: an empty list selects nothing; leave the key out \
                             to keep every partition"
-                    .into());
+                        .into(),
+                );
             }
             (Some(list), None) => PartitionSelection::new(list),
             (None, Some(p)) => PartitionSelection::new(vec![p]),
@@ -158,7 +162,9 @@ impl SourceSetup for TraceSource {
     /// name stays a name.
     fn relative_to(&mut self, dir: &std::path::Path) {
         let path = std::path::Path::new(&self.trace);
-        if path.components().count() > 1 || self.trace.ends_with(".swf") || self.trace.ends_with(".gz")
+        if path.components().count() > 1
+            || self.trace.ends_with(".swf")
+            || self.trace.ends_with(".gz")
         {
             self.trace = dir.join(&self.trace).to_string_lossy().into_owned();
         }
@@ -178,6 +184,23 @@ impl SourceSetup for TraceSource {
         }
         let skipped_lines = trace.skipped_lines;
         let (workload, report) = self.cleaning.apply(trace);
+        if workload.is_empty() {
+            return Err(LoadError::AllDropped {
+                path,
+                records: report.records,
+                why: format!(
+                    "by partition {}, status {}, never ran {}, size {}, run time {}, \
+                     requested time {}, wait {}",
+                    report.dropped_partition,
+                    report.dropped_status,
+                    report.dropped_never_ran,
+                    report.dropped_size,
+                    report.dropped_runtime,
+                    report.dropped_requested_time,
+                    report.dropped_wait
+                ),
+            });
+        }
         let recorded_nodes = match &self.cleaning.partitions {
             None => workload.recorded_platform_size(),
             Some(selection) => workload.partitions_size(selection),
