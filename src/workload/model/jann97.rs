@@ -1532,6 +1532,7 @@ impl Jann97 {
                     size,
                     user: None,
                     executable: None,
+                    queue: None,
                 });
             }
         }
