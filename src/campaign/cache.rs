@@ -31,6 +31,10 @@ pub struct RunRecord {
     pub platform: Platform,
     pub metrics: SchedulingMetrics,
     pub lateness: Lateness,
+    /// The share of jobs submitted after the last recorded submission (`None` without
+    /// jobs, and in entries written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_share: Option<f64>,
     /// Invariant violations found by the checker (`None` when not checked).
     pub violations: Option<usize>,
     /// Submissions per hour of the week, queue lengths and user activity, for figures.
@@ -571,6 +575,7 @@ mod tests {
             platform: Platform::new(10, 0.5).unwrap(),
             metrics,
             lateness: crate::metrics::lateness(&[], &[]),
+            late_share: None,
             violations: Some(0),
             summary: crate::metrics::RunSummary::empty(),
             compute_seconds: None,
@@ -611,6 +616,7 @@ mod tests {
             lateness: crate::metrics::lateness(&[], &[]),
             violations: Some(0),
             summary: crate::metrics::RunSummary::empty(),
+            late_share: None,
             compute_seconds: None,
         };
         let (a, b) = ("ab".repeat(32), "cd".repeat(32));

@@ -119,12 +119,17 @@ fn load_with_memos(
         Memos::Ignore => return source.load(locator),
         Memos::Remember(c) | Memos::Recall(c) => c,
     };
+    // The platform size depends on the partitions selected: one memo per selection.
+    let memo_name = |t: &crate::workload::TraceSource| match &t.cleaning.partitions {
+        None => t.trace.clone(),
+        Some(p) => format!("{} (partitions {p})", t.trace),
+    };
     match (source.load(locator), source) {
         (Ok(lw), WorkloadSource::Trace(t)) => {
             if let WorkloadIdentity::Trace { trace_blake3, .. } = &lw.identity {
                 // A memo that cannot be written only costs a later report its recall.
                 let _ = cache.remember_trace(&TraceMemo {
-                    trace: t.trace.clone(),
+                    trace: memo_name(t),
                     trace_blake3: trace_blake3.clone(),
                     recorded_nodes: lw.recorded_nodes,
                 });
@@ -134,7 +139,9 @@ fn load_with_memos(
         (Err(LoadError::NotFound(e)), WorkloadSource::Trace(t))
             if matches!(memos, Memos::Recall(_)) =>
         {
-            let memo = cache.recall_trace(&t.trace).ok_or(LoadError::NotFound(e))?;
+            let memo = cache
+                .recall_trace(&memo_name(t))
+                .ok_or(LoadError::NotFound(e))?;
             Ok(LoadedWorkload {
                 workload: crate::workload::Workload::default(),
                 identity: WorkloadIdentity::Trace {
@@ -311,6 +318,7 @@ fn compute(
         platform: result.platform,
         metrics: result.metrics,
         lateness: result.lateness,
+        late_share: result.late_share,
         violations: result.violations.map(|v| v.len()),
         summary: result.summary,
         compute_seconds: Some(started.elapsed().as_secs_f64()),

@@ -37,9 +37,10 @@ mod trace;
 
 use crate::registry::Family;
 use crate::workload::{
-    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
-    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
-    TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
+    Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, NeverRanPolicy,
+    Origin, PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource,
+    RuntimePolicy, SizeSource, StatusFilter, TRACE_DIR_ENV, TraceLocator, WaitPolicy,
+    WorkloadSource,
 };
 use crate::{Choice, Registry};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -365,6 +366,22 @@ struct CleaningArgs {
     /// repeats do not matter); default all.
     #[arg(long, value_delimiter = ',', value_name = "STATUS")]
     status: Vec<i64>,
+    /// Jobs that never ran (run time ≤ 0 and no allocated processors, e.g. cancelled
+    /// before they started): drop them, or keep them as zero-length jobs sized by their
+    /// requested processors.
+    #[arg(long, default_value_t, value_parser = choice::<NeverRanPolicy>())]
+    never_ran: NeverRanPolicy,
+    /// Keep only the jobs of these partitions (SWF field 16; comma-separated), simulated
+    /// as one machine of their size: the header's per-partition sizes where it lists
+    /// them, else each partition's widest job [default: every partition, on the header's
+    /// platform size].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PARTITION",
+        allow_hyphen_values = true
+    )]
+    partitions: Vec<i64>,
     /// Replaces the header's UnixStartTime (seconds since 1970 UTC): calendar time for
     /// the day and week cycles of the distribution-based user model and the summaries.
     #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
@@ -396,6 +413,8 @@ impl CleaningArgs {
             requested_time_source: source,
             unix_start: self.unix_start,
             timezone: self.timezone.clone(),
+            never_ran: self.never_ran,
+            partitions: PartitionSelection::new(self.partitions.clone()),
         })
     }
 }

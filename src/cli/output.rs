@@ -53,7 +53,7 @@ pub(crate) fn metrics_table(m: &SchedulingMetrics) -> String {
 }
 
 /// Lateness against the recorded submit times, under the metrics table's columns.
-pub(crate) fn lateness_table(l: &Lateness) -> String {
+pub(crate) fn lateness_table(l: &Lateness, late_share: Option<f64>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -76,6 +76,12 @@ pub(crate) fn lateness_table(l: &Lateness) -> String {
         "lateness, additional",
         "",
         opt(l.additional_s, 2)
+    );
+    let _ = writeln!(
+        out,
+        "  {:<34}{:>14}",
+        "submitted after the last recorded",
+        late_share.map_or("—".to_string(), |v| format!("{:.2} %", 100.0 * v))
     );
     out
 }

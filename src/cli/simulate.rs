@@ -335,6 +335,11 @@ impl SimulateArgs {
                         "users": workload.user_count(),
                     },
                     "cleaning": { "policy": policy, "report": cleaning },
+                    "never_ran": {
+                        "jobs": cleaning.never_ran,
+                        "policy": policy.never_ran,
+                        "dropped": cleaning.dropped_never_ran,
+                    },
                     "platform": {
                         "unchanged": result.base_platform,
                         "change": description.change,
@@ -350,6 +355,7 @@ impl SimulateArgs {
                     "key": key,
                     "metrics": result.metrics,
                     "lateness": result.lateness,
+                    "late_share": result.late_share,
                     "check": result.violations.as_ref().map(|v| json!({
                         "violations": v.len(),
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),
@@ -386,6 +392,18 @@ impl SimulateArgs {
                 }
                 writeln!(
                     out,
+                    "           never ran: {}",
+                    super::trace::never_ran_line(&policy, &cleaning)
+                )?;
+                if let Some(selection) = &policy.partitions {
+                    writeln!(
+                        out,
+                        "           partitions {selection} kept ({} jobs of others dropped)",
+                        cleaning.dropped_partition
+                    )?;
+                }
+                writeln!(
+                    out,
                     "           dropped: {} size ≤ 0, {} status, {} run time, {} requested time; \
                      {} run times over requested",
                     cleaning.dropped_size,
@@ -402,6 +420,8 @@ impl SimulateArgs {
                     result.base_platform.nodes,
                     if self.nodes.is_some() {
                         ", from --nodes"
+                    } else if policy.partitions.is_some() {
+                        ", the selected partitions' size"
                     } else {
                         ", from the trace header"
                     }
@@ -441,7 +461,11 @@ impl SimulateArgs {
                 }
                 writeln!(out)?;
                 write!(out, "{}", metrics_table(&result.metrics))?;
-                write!(out, "{}", lateness_table(&result.lateness))?;
+                write!(
+                    out,
+                    "{}",
+                    lateness_table(&result.lateness, result.late_share)
+                )?;
             }
         }
         print_stdout(&out)?;

@@ -108,6 +108,60 @@ pub(crate) struct InfoArgs {
     format: Format,
 }
 
+/// What cleaning did with the jobs that never ran, in one line.
+pub(crate) fn never_ran_line(
+    policy: &crate::workload::CleaningPolicy,
+    cleaning: &crate::workload::CleaningReport,
+) -> String {
+    use crate::workload::NeverRanPolicy;
+    let n = cleaning.never_ran;
+    let what = match policy.never_ran {
+        NeverRanPolicy::Drop => "dropped",
+        NeverRanPolicy::Keep => "kept as zero-length jobs",
+    };
+    format!(
+        "{n} job{} without a run time or allocated processors ({}): {what}",
+        if n == 1 { "" } else { "s" },
+        "run time ≤ 0, allocated ≤ 0"
+    )
+}
+
+/// The partitions of a workload, one line each (or a line saying it records none).
+fn partitions_table(partitions: &[crate::workload::Partition]) -> String {
+    use crate::workload::PartitionSizeFrom;
+    let mut out = String::new();
+    if partitions.iter().all(|p| p.partition < 0) {
+        out.push_str("partitions     none recorded (SWF field 16 is −1)\n");
+        return out;
+    }
+    let total: f64 = partitions.iter().map(|p| p.processor_seconds).sum();
+    out.push_str(
+        "partitions     (SWF field 16; processor time = Σ size × run time)\n  \
+         partition       jobs  processor-hours   share      size\n",
+    );
+    for p in partitions {
+        let share = if total > 0.0 {
+            100.0 * p.processor_seconds / total
+        } else {
+            f64::NAN
+        };
+        let from = match p.size_from {
+            PartitionSizeFrom::Header => "from the header",
+            PartitionSizeFrom::WidestJob => "its widest job",
+        };
+        let _ = writeln!(
+            out,
+            "  {:>9} {:>10} {:>16.1} {:>6.1} % {:>9} ({from})",
+            p.partition,
+            p.jobs,
+            p.processor_seconds / 3600.0,
+            share,
+            p.size
+        );
+    }
+    out
+}
+
 impl TraceCommand {
     pub(crate) fn run(&self) -> anyhow::Result<u8> {
         match self {
@@ -125,16 +179,23 @@ impl InfoArgs {
             path,
             records,
             skipped_lines,
+            policy,
             cleaning,
-            ..
         } = self.source.load(&self.cleaning)?;
         let workload = loaded.workload;
         let nodes = match self.nodes {
             Some(n) => Platform::new(n, 1.0)?.nodes,
-            None => workload.recorded_platform_size().context(
-                "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes",
-            )?,
+            // The header's, or the selected partitions' together.
+            None => loaded
+                .recorded_nodes
+                .context(if policy.partitions.is_some() {
+                    "the selected partitions have no size (no job, none in the header); give \
+                 --nodes"
+                } else {
+                    "the trace header gives no platform size (MaxProcs or MaxNodes); give --nodes"
+                })?,
         };
+        let partitions = workload.partitions();
         let (metrics, missing_wait) = recorded_metrics(&workload, nodes);
         let h = &workload.header;
         let first = workload.jobs().first().map(|j| j.submit);
@@ -163,6 +224,12 @@ impl InfoArgs {
                     "first_submit": first,
                     "last_submit": last,
                     "platform_nodes": nodes,
+                    "partitions": partitions,
+                    "never_ran": {
+                        "jobs": cleaning.never_ran,
+                        "policy": policy.never_ran,
+                        "dropped": cleaning.dropped_never_ran,
+                    },
                     "cleaning": cleaning,
                     "recorded_log": metrics,
                     "jobs_without_recorded_wait": missing_wait,
@@ -205,11 +272,30 @@ impl InfoArgs {
                     workload.len(),
                     cleaning.dropped_size
                 )?;
+                if let Some(selection) = &policy.partitions {
+                    writeln!(
+                        out,
+                        "               partitions {selection} kept ({} jobs of others dropped)",
+                        cleaning.dropped_partition
+                    )?;
+                }
+                writeln!(out, "never ran      {}", never_ran_line(&policy, &cleaning))?;
                 writeln!(out, "users          {}", workload.user_count())?;
                 if let (Some(a), Some(b)) = (first, last) {
                     writeln!(out, "submits        {a} s … {b} s")?;
                 }
-                writeln!(out, "platform       {nodes} nodes")?;
+                writeln!(
+                    out,
+                    "platform       {nodes} nodes{}",
+                    if self.nodes.is_some() {
+                        ", from --nodes"
+                    } else if policy.partitions.is_some() {
+                        ", the selected partitions"
+                    } else {
+                        ""
+                    }
+                )?;
+                write!(out, "{}", partitions_table(&partitions))?;
                 writeln!(out)?;
                 writeln!(
                     out,

@@ -8,6 +8,11 @@
 //! - additional lateness δ = 2ℓ̄ / (n − 1), undefined for one job.
 //!
 //! Global over the whole simulation, and per user ([`lateness_by_user`]).
+//!
+//! Also the *late share* ([`late_share`]): the share of jobs a replay submits after
+//! the last recorded submission, aₙ₋₁ (strictly). A replay that keeps the trace's
+//! throughput submits every job within the recorded span (conventional replay: none
+//! after it); one that drifts pushes work past the trace's end.
 
 use super::users::Users;
 use crate::time::Time;
@@ -77,6 +82,14 @@ pub fn lateness(recorded: &[Time], replay: &[Time]) -> Lateness {
     acc.finish()
 }
 
+/// The share of jobs whose replay submit is after the last recorded submit (strictly),
+/// in [0, 1]; `None` over no job. `recorded[i]` and `replay[i]` are job i's.
+pub fn late_share(recorded: &[Time], replay: &[Time]) -> Option<f64> {
+    let last = recorded.iter().max()?;
+    let late = replay.iter().filter(|&t| t > last).count();
+    Some(late as f64 / replay.len().max(1) as f64)
+}
+
 /// One user's lateness.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct UserLateness {
@@ -139,6 +152,19 @@ mod tests {
             (by[1].lateness.relative, by[1].lateness.additional_s),
             (None, None)
         );
+    }
+
+    /// By hand: the last recorded submit is 400; replayed 0, 130, 401, 400, 520: two of
+    /// five (401 and 520) are after it, 400 itself is not.
+    #[test]
+    fn late_share_counts_submits_after_the_last_recorded_one() {
+        let recorded = secs(&[0, 100, 200, 300, 400]);
+        assert_eq!(
+            late_share(&recorded, &secs(&[0, 130, 401, 400, 520])),
+            Some(0.4)
+        );
+        assert_eq!(late_share(&recorded, &recorded), Some(0.0));
+        assert_eq!(late_share(&[], &[]), None);
     }
 
     #[test]

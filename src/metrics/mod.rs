@@ -11,7 +11,7 @@ mod shaking;
 mod summary;
 mod users;
 
-pub use lateness::{Lateness, UserLateness, lateness, lateness_by_user};
+pub use lateness::{Lateness, UserLateness, late_share, lateness, lateness_by_user};
 pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
 pub use shaking::{CONCENTRATION_BAND_PCT, SHAKING_STATS, ShakingStats, shaking_stats};
 pub use summary::{

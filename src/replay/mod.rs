@@ -204,7 +204,7 @@ mod tests {
             assert!(models.parse(bad).is_err(), "{bad:?}");
         }
         let fluid = models
-            .parse("{ model = \"fluid\", continuation = false }")
+            .parse("{ model = \"fluid\", continuation = true }")
             .unwrap();
         assert_eq!(fluid.shorthand(), None, "not the defaults");
     }

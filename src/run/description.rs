@@ -257,7 +257,16 @@ impl RunDescription {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{CleaningPolicy, RequestedTime, RequestedTimeSource};
+    use crate::workload::{CleaningPolicy, NeverRanPolicy, RequestedTime, RequestedTimeSource};
+
+    /// The cleaning every version before the never-ran policy applied (jobs that never
+    /// ran kept), whose encoding the pinned values below were made from.
+    fn earlier_cleaning() -> CleaningPolicy {
+        CleaningPolicy {
+            never_ran: NeverRanPolicy::Keep,
+            ..CleaningPolicy::default()
+        }
+    }
 
     fn sched(text: &str) -> SchedulerConfig {
         crate::implementations::builtin()
@@ -277,7 +286,7 @@ mod tests {
         RunDescription {
             workload: WorkloadIdentity::Trace {
                 trace_blake3: "ab".repeat(32),
-                cleaning: CleaningPolicy::default(),
+                cleaning: earlier_cleaning(),
             },
             nodes: 100,
             change: PlatformChange::new(2.0, 1.0).unwrap(),
@@ -299,7 +308,7 @@ mod tests {
             trace_blake3: "ab".repeat(32),
             cleaning: CleaningPolicy {
                 requested_time_source: source,
-                ..CleaningPolicy::default()
+                ..earlier_cleaning()
             },
         }
     }
@@ -309,7 +318,7 @@ mod tests {
     /// existed, so the draw seeds of existing runs are unchanged.
     #[test]
     fn batsim_requested_times_change_the_key_and_recorded_ones_do_not() {
-        let cleaning = serde_json::to_string(&CleaningPolicy::default()).unwrap();
+        let cleaning = serde_json::to_string(&earlier_cleaning()).unwrap();
         assert_eq!(
             cleaning,
             r#"{"size_source":"allocated","runtime":"zero","requested_time":"runtime","wait":"unknown","status":"all"}"#

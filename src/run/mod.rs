@@ -14,7 +14,7 @@ pub use description::{ENGINE_VERSION, RunDescription, RunRequest, SeedKeys, Simu
 
 use crate::metrics::{
     JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, Users,
-    lateness, lateness_by_user,
+    late_share, lateness, lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::{ReplayError, ReplayModel};
@@ -76,6 +76,9 @@ pub struct RunResult {
     pub lateness: Lateness,
     /// The same per user, in increasing user id order.
     pub user_lateness: Vec<UserLateness>,
+    /// The share of jobs submitted after the workload's last recorded submission
+    /// ([`late_share`]; `None` without jobs).
+    pub late_share: Option<f64>,
     /// `Some` when checking was asked for: every violation found.
     pub violations: Option<Vec<Violation>>,
     /// Submissions per hour of the week, queue lengths and user activity.
@@ -218,6 +221,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         output,
         metrics,
         lateness: lateness(&recorded, &replayed),
+        late_share: late_share(&recorded, &replayed),
         user_lateness,
         violations,
     })

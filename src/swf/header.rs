@@ -93,6 +93,29 @@ impl SwfHeader {
     pub fn notes(&self) -> impl Iterator<Item = &str> {
         self.get_all("Note")
     }
+
+    /// The size of each partition where the header lists them after the platform size:
+    /// `MaxProcs: 1664 (72, 1368, 224)` gives partition 1 72 processors, partition 2
+    /// 1368 and partition 3 224 (SDSC-DS). Read from the key the platform size comes
+    /// from (`MaxProcs`, else `MaxNodes`, so that the unit is the jobs'), and only when
+    /// the list has two or more positive whole numbers that add up to the total before
+    /// it: other free text (`338 (batch partition; 512 total)`) says nothing per
+    /// partition. Index 0 is partition 1.
+    pub fn partition_sizes(&self) -> Option<Vec<i64>> {
+        let value = match self.get("MaxProcs") {
+            Some(v) => v,
+            None => self.get("MaxNodes")?,
+        };
+        let total = leading_int(value)?;
+        let rest = value.trim_start();
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
+        let list = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
+        let sizes = list
+            .split(',')
+            .map(|s| s.trim().parse::<i64>().ok().filter(|&n| n > 0))
+            .collect::<Option<Vec<i64>>>()?;
+        (sizes.len() >= 2 && sizes.iter().sum::<i64>() == total).then_some(sizes)
+    }
 }
 
 /// `" MaxNodes: 338 (x)"` → `("MaxNodes", "338 (x)")`. A key is one word of letters.
@@ -148,5 +171,32 @@ mod tests {
         assert_eq!(h.get("see"), Some("http://example.org/x"));
         assert_eq!(h.get("StartTime"), Some("Mon Sep 23 14:00:31 CEST 1996"));
         assert_eq!(h.max_procs(), None);
+    }
+
+    /// The header lines of SDSC-DS-2004-2.1-cln and of CTC-SP2-1996-3.1-cln.
+    #[test]
+    fn partition_sizes_are_read_where_the_header_lists_them() {
+        let ds = header(&[
+            " MaxNodes: 184  ( 6,  171,   7)",
+            " MaxProcs: 1664 (72, 1368, 224)",
+        ]);
+        assert_eq!(ds.partition_sizes(), Some(vec![72, 1368, 224]));
+        // Without MaxProcs, MaxNodes' list (the jobs then count nodes).
+        let nodes = header(&[" MaxNodes: 184  ( 6,  171,   7)"]);
+        assert_eq!(nodes.partition_sizes(), Some(vec![6, 171, 7]));
+        // MaxProcs without a list: MaxNodes' list is in another unit, not used.
+        let mixed = header(&[" MaxNodes: 184 (6, 171, 7)", " MaxProcs: 1664"]);
+        assert_eq!(mixed.partition_sizes(), None);
+        for text in [
+            " MaxNodes: 338 (batch partition; 512 total)",
+            " MaxProcs: 93312",
+            " MaxProcs: 100 (40, 50)",    // does not add up to 100
+            " MaxProcs: 100 (100)",       // one partition says nothing
+            " MaxProcs: 100 (0, 100)",    // a partition of no processor
+            " MaxProcs: 100 (50, 50",     // unclosed
+            " MaxProcs: 100 (50, x, 50)", // not a number
+        ] {
+            assert_eq!(header(&[text]).partition_sizes(), None, "{text}");
+        }
     }
 }

@@ -156,6 +156,79 @@ impl std::fmt::Display for RequestedTimeSource {
 }
 
 choice! {
+    /// What to do with a job that never ran: one the trace records neither a run time
+    /// nor processors for (run time, field 4, ≤ 0 and allocated processors, field 5,
+    /// ≤ 0), as a job cancelled before it started (status 5, run time −1, allocated −1:
+    /// 5,669 jobs of SDSC-SP2-1998-4.2-cln) or one that failed to launch.
+    pub enum NeverRanPolicy("never-ran policy") {
+        /// Drop the job: it used no processor time. What Batsim's SWF converter does
+        /// (it drops run times ≤ 0 and sizes ≤ 0), so what Madon et al. 2024 simulated.
+        #[default]
+        Drop => "drop",
+        /// Keep it as a zero-length job, sized by the requested processors (field 8,
+        /// the size source's fallback): it waits for that many processors to be free
+        /// and holds them for no time, so under FCFS it holds the queue until then. The
+        /// tool's only behaviour before this policy existed.
+        Keep => "keep",
+    }
+}
+
+impl NeverRanPolicy {
+    /// Keeping them: left out of the encoding, so that cache keys of runs made before
+    /// the policy existed (which kept them) are unchanged.
+    pub fn is_keep(&self) -> bool {
+        *self == NeverRanPolicy::Keep
+    }
+}
+
+/// Whether the trace records neither a run time nor processors for this job (see
+/// [`NeverRanPolicy`]).
+pub fn never_ran(r: &SwfRecord) -> bool {
+    r.run <= 0 && r.alloc_procs <= 0
+}
+
+/// The partitions (SWF field 16) a workload keeps: sorted, without repeats, never
+/// empty. A job of another partition is dropped before every other rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct PartitionSelection(Vec<i64>);
+
+impl PartitionSelection {
+    /// The selection of `partitions` in one canonical form (sorted, no repeats), so
+    /// that `[2, 1]` and `[1, 2, 2]` are one selection, and one run's identity; `None`
+    /// for an empty list (no selection: every partition).
+    pub fn new(mut partitions: Vec<i64>) -> Option<PartitionSelection> {
+        if partitions.is_empty() {
+            return None;
+        }
+        partitions.sort_unstable();
+        partitions.dedup();
+        Some(PartitionSelection(partitions))
+    }
+
+    /// The partition numbers, sorted.
+    pub fn partitions(&self) -> &[i64] {
+        &self.0
+    }
+
+    pub fn contains(&self, partition: i64) -> bool {
+        self.0.binary_search(&partition).is_ok()
+    }
+}
+
+impl std::fmt::Display for PartitionSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, p) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
+choice! {
     /// What to do with an unknown recorded wait time (−1). Only feedback replay (which
     /// needs each job's recorded finish) and the `recorded` scheduler use wait times;
     /// they refuse a workload with unknown ones rather than guess.
@@ -200,6 +273,10 @@ impl StatusFilter {
 /// part of a run's identity and is printed in its metadata. Jobs with size ≤ 0 after
 /// [`SizeSource`] are always dropped (they cannot be scheduled); jobs wider than the
 /// platform are *not* dropped here: the simulator rejects and counts them.
+///
+/// The rules apply in this order, each to the jobs the ones before it kept: partitions,
+/// status, jobs that never ran, size, run time ≤ 0, requested time ≤ 0, Batsim's
+/// requested times, wait time.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CleaningPolicy {
     pub size_source: SizeSource,
@@ -222,6 +299,15 @@ pub struct CleaningPolicy {
     /// policy is made).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+    /// Jobs that never ran. Left out of the encoding when kept (what every run made
+    /// before this policy existed did), so that those runs keep their cache keys and
+    /// draw seeds.
+    #[serde(skip_serializing_if = "NeverRanPolicy::is_keep")]
+    pub never_ran: NeverRanPolicy,
+    /// The partitions kept (`None`: all). Left out of the encoding when `None`, so
+    /// that workloads selecting nothing keep their cache keys and draw seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<PartitionSelection>,
 }
 
 /// What cleaning did, rule by rule.
@@ -229,7 +315,14 @@ pub struct CleaningPolicy {
 pub struct CleaningReport {
     pub records: usize,
     pub kept: usize,
+    /// Jobs of a partition not selected.
+    pub dropped_partition: usize,
     pub dropped_status: usize,
+    /// Jobs that never ran (run time ≤ 0 and no allocated processors) among those the
+    /// partition and status rules kept, dropped or kept as [`NeverRanPolicy`] says.
+    pub never_ran: usize,
+    /// Of those, dropped (all of them under [`NeverRanPolicy::Drop`], none otherwise).
+    pub dropped_never_ran: usize,
     pub dropped_size: usize,
     pub dropped_runtime: usize,
     pub dropped_requested_time: usize,
@@ -281,11 +374,24 @@ impl CleaningPolicy {
     }
 
     fn clean(&self, line: usize, r: &SwfRecord, report: &mut CleaningReport) -> Option<Job> {
+        if let Some(keep) = &self.partitions
+            && !keep.contains(r.partition)
+        {
+            report.dropped_partition += 1;
+            return None;
+        }
         if let StatusFilter::Only(keep) = &self.status
             && !keep.contains(&r.status)
         {
             report.dropped_status += 1;
             return None;
+        }
+        if never_ran(r) {
+            report.never_ran += 1;
+            if self.never_ran == NeverRanPolicy::Drop {
+                report.dropped_never_ran += 1;
+                return None;
+            }
         }
         let (first, fallback) = match self.size_source {
             SizeSource::Allocated => (r.alloc_procs, r.req_procs),
@@ -579,6 +685,115 @@ mod tests {
                 (kept, zeroed, dropped)
             );
         }
+    }
+
+    /// Selecting no partition and keeping the jobs that never ran are what every run
+    /// made before these options did: they are left out of the encoding, so those
+    /// runs' cache keys and draw seeds are byte for byte what they were.
+    #[test]
+    fn partitions_and_never_ran_are_encoded_only_when_they_change_the_jobs() {
+        let earlier = r#"{"size_source":"allocated","runtime":"zero","requested_time":"runtime","wait":"unknown","status":"all"}"#;
+        let keep = CleaningPolicy {
+            never_ran: NeverRanPolicy::Keep,
+            ..CleaningPolicy::default()
+        };
+        let json = |p: &CleaningPolicy| serde_json::to_string(p).unwrap();
+        assert_eq!(json(&keep), earlier);
+        let body = &earlier[..earlier.len() - 1];
+        assert_eq!(
+            json(&CleaningPolicy::default()),
+            format!(r#"{body},"never_ran":"drop"}}"#)
+        );
+        let select = |v: Vec<i64>| CleaningPolicy {
+            partitions: PartitionSelection::new(v),
+            ..keep.clone()
+        };
+        assert_eq!(
+            json(&select(vec![])),
+            earlier,
+            "an empty list selects nothing"
+        );
+        assert_eq!(
+            json(&select(vec![2, 1, 2])),
+            format!(r#"{body},"partitions":[1,2]}}"#)
+        );
+        assert_eq!(
+            select(vec![2, 1]),
+            select(vec![1, 2, 1]),
+            "one canonical form"
+        );
+        // The draw seeds' material (the workload's identity) follows.
+        let material = |p: &CleaningPolicy| {
+            super::super::WorkloadIdentity::Trace {
+                trace_blake3: "ab".repeat(32),
+                cleaning: p.clone(),
+            }
+            .draw_material(0)
+        };
+        assert_eq!(
+            String::from_utf8(material(&keep)).unwrap(),
+            format!(
+                r#"{{"trace_blake3":"{}","cleaning":{earlier},"seed":0}}"#,
+                "ab".repeat(32)
+            )
+        );
+        assert_ne!(material(&select(vec![1])), material(&keep));
+        assert_ne!(material(&CleaningPolicy::default()), material(&keep));
+    }
+
+    /// By hand: job 1 never ran (run −1, allocated −1), job 2 neither (run 0,
+    /// allocated −1, as CEA-Curie writes failed launches), job 3 ran for 0 s on 2
+    /// processors and job 4 was cancelled after 5 s on 1 (status 5): only 1 and 2
+    /// never ran, whatever their status. Kept, job 1 is a zero-length job of its 4
+    /// requested processors.
+    #[test]
+    fn jobs_that_never_ran_are_dropped_or_kept_as_zero_length_jobs() {
+        let t = trace(vec![
+            rec(1, -1, 4, -1, 100, 5),
+            rec(2, -1, 3, 0, 100, 1),
+            rec(3, 2, 2, 0, 100, 1),
+            rec(4, 1, 1, 5, 10, 5),
+        ]);
+        let (w, r) = CleaningPolicy::default().apply(t.clone());
+        let mut ids: Vec<i64> = w.jobs().iter().map(|j| j.id).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [3, 4]);
+        assert_eq!((r.never_ran, r.dropped_never_ran, r.kept), (2, 2, 2));
+        let keep = CleaningPolicy {
+            never_ran: NeverRanPolicy::Keep,
+            ..CleaningPolicy::default()
+        };
+        let (w, r) = keep.apply(t.clone());
+        assert_eq!((r.never_ran, r.dropped_never_ran, r.kept), (2, 0, 4));
+        let j1 = w.jobs().iter().find(|j| j.id == 1).unwrap();
+        assert_eq!((j1.size, j1.runtime), (4, Time::ZERO));
+        assert_eq!(r.size_from_fallback, 2, "jobs 1 and 2 sized by field 8");
+        // A status filter comes first: the never-ran count is of what it kept.
+        let completed = CleaningPolicy {
+            status: StatusFilter::only(vec![1]),
+            ..CleaningPolicy::default()
+        };
+        let (_, r) = completed.apply(t);
+        assert_eq!(
+            (r.dropped_status, r.never_ran, r.dropped_never_ran),
+            (2, 1, 1)
+        );
+    }
+
+    #[test]
+    fn partitions_are_selected_first() {
+        let mut a = rec(1, 1, 1, 5, 5, 1);
+        a.partition = 1;
+        let mut b = rec(2, 1, 1, -1, 5, 5);
+        b.alloc_procs = -1;
+        b.partition = 2;
+        let only_1 = CleaningPolicy {
+            partitions: PartitionSelection::new(vec![1]),
+            ..CleaningPolicy::default()
+        };
+        let (w, r) = only_1.apply(trace(vec![a, b]));
+        assert_eq!(w.jobs().iter().map(|j| j.id).collect::<Vec<_>>(), [1]);
+        assert_eq!((r.dropped_partition, r.never_ran), (1, 0));
     }
 
     #[test]

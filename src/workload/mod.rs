@@ -10,6 +10,7 @@ mod calendar;
 mod catalog;
 mod clean;
 pub mod model;
+mod partition;
 mod source;
 mod synthetic;
 mod trace;
@@ -21,9 +22,11 @@ pub use archive::{
 pub use calendar::{Calendar, CalendarError, LocalClock};
 pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
 pub use clean::{
-    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, RequestedTime,
-    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
+    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, NeverRanPolicy,
+    PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy,
+    SizeSource, StatusFilter, WaitPolicy, never_ran,
 };
+pub use partition::{Partition, PartitionSizeFrom};
 
 pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel, WorkloadModels};
 pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};

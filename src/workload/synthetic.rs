@@ -196,7 +196,8 @@ impl SyntheticSource {
                 walltime_factor: self.walltime_factor,
             },
         )?;
-        Ok(trace(records, self.nodes, &self.describe()))
+        let queues = self.model.get().queues();
+        Ok(trace(records, self.nodes, &self.describe(), queues))
     }
 
     /// One line saying how the workload was made, for the SWF header.

@@ -2,14 +2,17 @@
 
 use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 use super::{
-    CleaningError, CleaningPolicy, RequestedTime, RequestedTimePolicy, RequestedTimeSource,
-    RuntimePolicy, SizeSource, StatusFilter, TraceLocator, WaitPolicy,
+    CleaningError, CleaningPolicy, NeverRanPolicy, PartitionSelection, RequestedTime,
+    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
+    TraceLocator, WaitPolicy,
 };
 use crate::swf::{ParseOptions, parse_bytes, read_content};
 
 /// `{ source = "trace", trace = "KTH-SP2-1996-2.1-cln", size_source = …, status = [1] }`:
 /// an SWF file (a path, or an archive name looked up in the trace directories) and the
-/// cleaning applied to it. The run's identity is the blake3 of the decompressed content
+/// cleaning applied to it. `partitions = [1, 2]` keeps those partitions (SWF field 16),
+/// simulated as one machine; `partition = 2` keeps one (in a spec, `partition = [1, 2,
+/// 3]` is a sweep: one workload variant, and one machine, per partition). The run's identity is the blake3 of the decompressed content
 /// and the cleaning policy, not the path: a renamed or moved file keeps its results.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "TraceFields", into = "TraceFields")]
@@ -42,6 +45,15 @@ struct TraceFields {
     wait_policy: WaitPolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     status: Option<Vec<i64>>,
+    /// Jobs that never ran: `"drop"` (default) or `"keep"` (as zero-length jobs).
+    #[serde(default)]
+    never_ran: NeverRanPolicy,
+    /// The partitions kept, pooled into one machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partitions: Option<Vec<i64>>,
+    /// One partition kept (a spec's sweep over it gives one variant per partition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    partition: Option<i64>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     lenient: bool,
     /// Replaces the header's `UnixStartTime` (seconds since 1970 UTC).
@@ -73,6 +85,25 @@ impl TryFrom<TraceFields> for TraceSource {
         if let Some(zone) = &f.timezone {
             super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
         }
+        let partitions = match (f.partitions, f.partition) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "partition: give either partition (one) or partitions (a list \
+                            pooled into one machine), not both"
+                        .into(),
+                );
+            }
+            (Some(list), None) if list.is_empty() => {
+                return Err(
+                    "partitions: an empty list selects nothing; leave the key out \
+                            to keep every partition"
+                        .into(),
+                );
+            }
+            (Some(list), None) => PartitionSelection::new(list),
+            (None, Some(p)) => PartitionSelection::new(vec![p]),
+            (None, None) => None,
+        };
         Ok(TraceSource {
             trace: f.trace,
             cleaning: CleaningPolicy {
@@ -84,6 +115,8 @@ impl TryFrom<TraceFields> for TraceSource {
                 requested_time_source,
                 unix_start: f.unix_start,
                 timezone: f.timezone,
+                never_ran: f.never_ran,
+                partitions,
             },
             lenient: f.lenient,
         })
@@ -113,6 +146,9 @@ impl From<TraceSource> for TraceFields {
             lenient: t.lenient,
             unix_start: t.cleaning.unix_start,
             timezone: t.cleaning.timezone,
+            never_ran: t.cleaning.never_ran,
+            partitions: t.cleaning.partitions.map(|p| p.partitions().to_vec()),
+            partition: None,
         }
     }
 }
@@ -153,8 +189,11 @@ impl SourceSetup for TraceSource {
                 path,
                 records: report.records,
                 why: format!(
-                    "by status {}, size {}, run time {}, requested time {}, wait {}",
+                    "by partition {}, status {}, never ran {}, size {}, run time {}, \
+                     requested time {}, wait {}",
+                    report.dropped_partition,
                     report.dropped_status,
+                    report.dropped_never_ran,
                     report.dropped_size,
                     report.dropped_runtime,
                     report.dropped_requested_time,
@@ -162,8 +201,12 @@ impl SourceSetup for TraceSource {
                 ),
             });
         }
+        let recorded_nodes = match &self.cleaning.partitions {
+            None => workload.recorded_platform_size(),
+            Some(selection) => workload.partitions_size(selection),
+        };
         Ok(LoadedWorkload {
-            recorded_nodes: workload.recorded_platform_size(),
+            recorded_nodes,
             workload,
             identity: WorkloadIdentity::Trace {
                 trace_blake3,

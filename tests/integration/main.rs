@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod campaign;
+mod cleaning;
 mod common;
 mod evalys;
 mod figures;

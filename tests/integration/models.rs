@@ -452,8 +452,11 @@ fn jann97_fit_of_the_ctc_log_matches_its_moments() {
 /// Golden: six jobs of each model (64 nodes, seed 1) as `campaign generate` wrote them
 /// when the models landed. A change here means a seed no longer draws the same
 /// workload (a model's code, or a `rand`/`rand_distr` upgrade that changed its
-/// draws): then bump `ENGINE_VERSION` (cached results of model workloads are keyed
-/// by their parameters and seed, not by their jobs) and update these lines.
+/// draws): then bump that model's version (cached results of model workloads are keyed
+/// by their parameters and seed, not by their jobs) and update these lines. Lublin's
+/// jobs gained their type in field 15 (issue 39; here six interactive jobs, 0), every
+/// other field as before: no draw moved. Feitelson's line states the parameters its
+/// defaults had until issue 39, so its draws are still those pinned when it landed.
 #[test]
 fn a_seed_draws_the_same_jobs_forever() {
     let dir = tempfile::tempdir().unwrap();
@@ -470,7 +473,8 @@ fn a_seed_draws_the_same_jobs_forever() {
             ",
         ),
         (
-            "feitelson",
+            "{ model = \"feitelson\", small_weight = 1.5, pow2_weight = 3, serial_weight = 1, \
+             mean_interarrival = 500 }",
             "\
              1 1238 -1 30 1 -1 -1 1 60 -1 1 1 -1 1 -1 -1 -1 -1\n\
              2 1251 -1 5285 4 -1 -1 4 10570 -1 1 1 -1 2 -1 -1 -1 -1\n\
@@ -483,12 +487,12 @@ fn a_seed_draws_the_same_jobs_forever() {
         (
             "lublin03",
             "\
-             1 214 -1 84 4 -1 -1 4 168 -1 1 1 -1 -1 -1 -1 -1 -1\n\
-             2 234 -1 53 3 -1 -1 3 106 -1 1 1 -1 -1 -1 -1 -1 -1\n\
-             3 310 -1 3 2 -1 -1 2 6 -1 1 1 -1 -1 -1 -1 -1 -1\n\
-             4 425 -1 47 2 -1 -1 2 94 -1 1 1 -1 -1 -1 -1 -1 -1\n\
-             5 470 -1 796 2 -1 -1 2 1592 -1 1 1 -1 -1 -1 -1 -1 -1\n\
-             6 514 -1 7 16 -1 -1 16 14 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             1 214 -1 84 4 -1 -1 4 168 -1 1 1 -1 -1 0 -1 -1 -1\n\
+             2 234 -1 53 3 -1 -1 3 106 -1 1 1 -1 -1 0 -1 -1 -1\n\
+             3 310 -1 3 2 -1 -1 2 6 -1 1 1 -1 -1 0 -1 -1 -1\n\
+             4 425 -1 47 2 -1 -1 2 94 -1 1 1 -1 -1 0 -1 -1 -1\n\
+             5 470 -1 796 2 -1 -1 2 1592 -1 1 1 -1 -1 0 -1 -1 -1\n\
+             6 514 -1 7 16 -1 -1 16 14 -1 1 1 -1 -1 0 -1 -1 -1\n\
             ",
         ),
     ] {
@@ -502,4 +506,73 @@ fn a_seed_draws_the_same_jobs_forever() {
             .collect();
         assert_eq!(jobs, golden, "{model}");
     }
+}
+
+/// Lublin & Feitelson's job type, where `m_lublin99.c` writes it: the queue number (SWF
+/// field 15), 0 for interactive jobs (`#define ACTIVE 0`) and 1 for batch jobs
+/// (`#define BATCH 1`), named in the header. The two classes are told apart by their
+/// own parameters (the C code's constants, for its 128 nodes):
+/// - sizes: interactive jobs are at most round(2^5.5) = 45 processors wide (`UHI_ACTIVE
+///   5.5`, "biggest interactive job has 45 nodes"), batch jobs reach 2^7 = 128
+///   (`UHI_BATCH 7`);
+/// - run times: log(run time) is a hyper-gamma of mean p·a1·b1 + (1 − p)·a2·b2 with p =
+///   pa·size + pb. For a serial job: batch p = 0.6986 − 0.003 = 0.6956, mean 0.6956 ×
+///   6.57 × 0.823 + 0.3044 × 639.1 × 0.0156 = 3.761 + 3.035 = 6.80; interactive p =
+///   0.9156 − 0.0118 = 0.9038, mean 0.9038 × 3.8351 × 0.6605 + 0.0962 × 7.073 × 0.6856 =
+///   2.289 + 0.466 = 2.76. The SWF rounds run times to whole seconds of at least 1 s,
+///   which moves the interactive mean a little (its log run times below log 1.5 become
+///   0 or log 2): within ±0.3 of these.
+#[test]
+fn lublin_job_types_are_written_in_the_queue_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("lublin.swf");
+    generate("lublin03", 40_000, 128, 3, &swf);
+    let text = std::fs::read_to_string(&swf).unwrap();
+    assert!(text.contains("; Queue: 0 interactive\n"), "header");
+    assert!(text.contains("; Queue: 1 batch\n"), "header");
+    let jobs = swf_jobs(&swf);
+    let of = |q: i64| jobs.iter().filter(move |j| j[14] == q);
+    assert_eq!(of(0).count() + of(1).count(), jobs.len(), "every job typed");
+    let widest = |q: i64| of(q).map(|j| j[4]).max().unwrap();
+    assert!(widest(0) <= 45, "interactive up to 45, got {}", widest(0));
+    assert!(widest(1) > 45, "batch wider than 45, got {}", widest(1));
+    let serial_log_mean = |q: i64| {
+        let logs: Vec<f64> = of(q)
+            .filter(|j| j[4] == 1)
+            .map(|j| (j[3] as f64).ln())
+            .collect();
+        assert!(logs.len() > 1000, "queue {q}: {} serial jobs", logs.len());
+        logs.iter().sum::<f64>() / logs.len() as f64
+    };
+    let (batch, interactive) = (serial_log_mean(1), serial_log_mean(0));
+    assert!(
+        (batch - 6.80).abs() < 0.3,
+        "batch: mean log run time {batch}"
+    );
+    assert!(
+        (interactive - 2.76).abs() < 0.3,
+        "interactive: mean log run time {interactive}"
+    );
+}
+
+/// Feitelson's 1996 description: "the most popular sizes by far are powers of two". In
+/// a generated file (128 nodes, the defaults), counting each chain once (its first run,
+/// field 17 = −1; repetitions copy its size): the five most frequent sizes are 1, 2, 4,
+/// 8 and 16. By the pmf (P(n) ∝ n^−1.5 × 15 on powers of two, × 3 on size 1) the
+/// closest other size is 3, P(16) = 0.0194 against P(3) = 0.0159: over ≈ 52,000 chains
+/// (100,000 jobs, mean run length 1.90) ≈ 180 counts apart, ≈ 4 standard deviations.
+#[test]
+fn feitelson_powers_of_two_are_the_most_popular_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("f.swf");
+    generate("feitelson", 100_000, 128, 5, &swf);
+    let mut counts = std::collections::BTreeMap::<i64, usize>::new();
+    for j in swf_jobs(&swf).iter().filter(|j| j[16] == -1) {
+        *counts.entry(j[4]).or_default() += 1;
+    }
+    let mut sizes: Vec<(i64, usize)> = counts.into_iter().collect();
+    sizes.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let mut top: Vec<i64> = sizes[..5].iter().map(|s| s.0).collect();
+    top.sort();
+    assert_eq!(top, [1, 2, 4, 8, 16], "{:?}", &sizes[..10]);
 }

@@ -323,7 +323,8 @@ fn swf_out_describes_the_simulated_workload() {
 
     // The recorded trace, by job number: (size, average CPU time), the size being the
     // allocated processors, or the requested ones where none are recorded (the
-    // default size source).
+    // default size source), without the jobs that never ran (run time ≤ 0 and no
+    // allocated processors: dropped by default).
     let recorded: std::collections::BTreeMap<i64, (i64, f64)> = {
         use std::io::Read as _;
         let mut text = String::new();
@@ -334,8 +335,9 @@ fn swf_out_describes_the_simulated_workload() {
         .unwrap();
         text.lines()
             .filter(|l| !l.starts_with(';') && !l.trim().is_empty())
-            .map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
+            .map(|l| l.split_whitespace().collect::<Vec<&str>>())
+            .filter(|f| !(f[3].parse::<i64>().unwrap() <= 0 && f[4].parse::<i64>().unwrap() <= 0))
+            .map(|f| {
                 let (alloc, req): (i64, i64) = (f[4].parse().unwrap(), f[7].parse().unwrap());
                 let size = if alloc > 0 { alloc } else { req };
                 (f[0].parse().unwrap(), (size, f[5].parse().unwrap()))

@@ -121,8 +121,10 @@ pub(super) fn workloads(
                 "seed: give either seed (one workload) or seeds (replications), not both".into(),
             ));
         }
-        // A trace's `status` is a list of statuses to keep, not a sweep.
-        for (name, table) in expand_table_keeping(src, n, &table, n.span(), &["status"])? {
+        // A trace's `status` and `partitions` are lists of values to keep, not sweeps
+        // (`partition = [1, 2]` is one: a workload variant per partition).
+        let lists = ["status", "partitions"];
+        for (name, table) in expand_table_keeping(src, n, &table, n.span(), &lists)? {
             let mut source = WorkloadSource::from_table(table, models).map_err(fail)?;
             source.validate().map_err(fail)?;
             source.get_mut().relative_to(dir);

@@ -35,6 +35,9 @@ pub struct GeneratedJob {
     /// An executable number (SWF field 14) where the model knows that jobs run the same
     /// program, e.g. the repetitions of one job (`None`: −1, unknown).
     pub executable: Option<u32>,
+    /// A queue number (SWF field 15) where the model has job classes, e.g. Lublin's
+    /// 0 (interactive) and 1 (batch), as `m_lublin99.c` writes them (`None`: −1).
+    pub queue: Option<u32>,
 }
 
 /// How a generated job arrives.
@@ -59,6 +62,12 @@ pub trait ModelSetup: std::fmt::Debug + Send + Sync {
 
     /// `jobs` jobs for a platform of `nodes` processors, drawn from `rng` alone.
     fn generate(&self, jobs: usize, nodes: u32, rng: &mut Xoshiro256PlusPlus) -> Vec<GeneratedJob>;
+
+    /// The queue numbers its jobs carry ([`GeneratedJob::queue`]) and their names, for
+    /// the SWF header's `Queue` lines (none by default).
+    fn queues(&self) -> &'static [(u32, &'static str)] {
+        &[]
+    }
 }
 
 /// The registered workload models.
@@ -116,8 +125,8 @@ fn whole_seconds(x: f64) -> i64 {
 ///   loop, at its previous job's submit + run time + gap (gap rounded), with fields 17
 ///   and 18 naming that job and the gap;
 /// - requested time ⌈`walltime_factor` × run time⌉; allocated and requested processors
-///   the size; status 1; wait time, CPU time, memory, group, queue and partition
-///   unknown (−1); user and executable as the model gives them, else 1 and −1.
+///   the size; status 1; wait time, CPU time, memory, group and partition unknown
+///   (−1); user, executable and queue as the model gives them, else 1, −1 and −1.
 ///
 /// # Errors
 ///
@@ -165,6 +174,7 @@ pub fn to_swf(jobs: &[GeneratedJob], options: SwfOptions) -> Result<Vec<SwfRecor
                 status: 1,
                 user: job.user.map_or(1, i64::from),
                 executable: job.executable.map_or(-1, i64::from),
+                queue: job.queue.map_or(-1, i64::from),
                 preceding_job: match job.arrival {
                     Arrival::At(_) => -1,
                     Arrival::After { previous, .. } => number[previous],
@@ -193,10 +203,18 @@ pub fn header(records: &[SwfRecord], nodes: u32, note: &str) -> SwfHeader {
     h
 }
 
-/// A generated workload as an SWF trace.
-pub fn trace(records: Vec<SwfRecord>, nodes: u32, note: &str) -> SwfTrace {
+/// A generated workload as an SWF trace; `queues` name the queue numbers its jobs
+/// carry (`MaxQueues` and one `Queue: N name` line each, as SWF headers list them).
+pub fn trace(records: Vec<SwfRecord>, nodes: u32, note: &str, queues: &[(u32, &str)]) -> SwfTrace {
+    let mut header = header(&records, nodes, note);
+    if !queues.is_empty() {
+        header.set("MaxQueues", &queues.len().to_string());
+        for (number, name) in queues {
+            header.push_line(format!(" Queue: {number} {name}"));
+        }
+    }
     SwfTrace {
-        header: header(&records, nodes, note),
+        header,
         records,
         skipped_lines: 0,
     }
@@ -214,6 +232,7 @@ mod tests {
             size: 2,
             user: None,
             executable: None,
+            queue: None,
         };
         let jobs = vec![
             g(Arrival::At(10.4), 99.6), // run 100, submit 10

@@ -271,6 +271,7 @@ impl Jann97 {
                     size,
                     user: None,
                     executable: None,
+                    queue: None,
                 });
             }
         }

@@ -36,6 +36,9 @@
 //! [`Lublin03`] (serde, `Default` = the published model), [`Lublin03::validate`],
 //! [`Lublin03::generate`]. Every job is an [`Arrival::At`] (seconds since the start, the
 //! start being at `start_hour` o'clock), `user: None`. The model has no requested times.
+//! Each job's type goes where `m_lublin99.c` writes it, the queue number (SWF field 15):
+//! 0 interactive, 1 batch ([`INTERACTIVE_QUEUE`], [`BATCH_QUEUE`]; typeless jobs: −1),
+//! so that the two classes can be told apart in the SWF written from the model.
 //!
 //! # Choices where the C code is silent or fixed to one machine
 //!
@@ -425,6 +428,7 @@ impl Lublin03 {
                 size: d.size,
                 user: None,
                 executable: None,
+                queue: d.kind.queue(),
             })
             .collect()
     }
@@ -523,14 +527,31 @@ enum Kind {
     Typeless,
 }
 
+/// The SWF queue number (field 15) of an interactive job, as `m_lublin99.c` writes
+/// its type there (`#define ACTIVE 0`).
+pub(crate) const INTERACTIVE_QUEUE: u32 = 0;
+/// The SWF queue number of a batch job (`#define BATCH 1`).
+pub(crate) const BATCH_QUEUE: u32 = 1;
+
+impl Kind {
+    /// The job's type in SWF field 15, as `m_lublin99.c` writes it: 0 interactive, 1
+    /// batch. Typeless jobs have no type: −1 (the C code, which has no "none", writes
+    /// them all as interactive, "arbitrarily").
+    fn queue(self) -> Option<u32> {
+        match self {
+            Kind::Batch => Some(BATCH_QUEUE),
+            Kind::Interactive => Some(INTERACTIVE_QUEUE),
+            Kind::Typeless => None,
+        }
+    }
+}
+
 /// One drawn job, with what the tests need to know about it.
 #[derive(Clone, Debug)]
 struct Drawn {
     arrival: f64,
     size: u32,
     runtime: f64,
-    /// Read by the tests only.
-    #[cfg_attr(not(test), allow(dead_code))]
     kind: Kind,
     /// The log run time came from the second (long) gamma (read by the tests only).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -760,6 +781,15 @@ impl crate::workload::model::ModelSetup for Lublin03 {
             }
         }
         out
+    }
+
+    fn queues(&self) -> &'static [(u32, &'static str)] {
+        match self.job_types {
+            JobTypes::BatchAndInteractive => {
+                &[(INTERACTIVE_QUEUE, "interactive"), (BATCH_QUEUE, "batch")]
+            }
+            JobTypes::Typeless => &[],
+        }
     }
 }
 
