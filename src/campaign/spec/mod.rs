@@ -21,6 +21,7 @@
 //! [schedulers]                            # axis `scheduler`: tables tagged by kind
 //! easy = { kind = "easy" }
 //! fcfs = { kind = "fcfs" }
+//! recorded = { kind = "recorded" }
 //! k = { kind = "easy", prediction_window = "1..=5" }   # a sweep: five variants
 //!
 //! [platforms]                             # axis `platform`: changes
@@ -33,15 +34,17 @@
 //!
 //! [replays]                               # axis `replay` (default: rigid)
 //! rigid = "rigid"                         # shorthands…
+//! a0 = "a0"
 //! a60 = "a60"
 //! last = { model = "feedback", delimiter = "last", threshold = [30, 60] }  # …or tables
 //!
 //! [experiments]                           # named bundles of values across axes
 //! EASY = { scheduler = "easy", platform = "same" }
+//! FCFS = { scheduler = "fcfs", platform = "same" }
+//! "EASY perf/2" = { scheduler = "easy", platform = "perf/2" }
 //!
 //! [grid]
-//! vary = ["workload", "experiment", "replay"]   # cartesian product, last fastest
-//! zip = [["workload", "platform"]]              # paired axes advance together
+//! vary = ["experiment", "replay", "workload"]   # cartesian product, last fastest
 //!
 //! [[exclude]]                             # drop matching grid points
 //! experiment = "FCFS"
@@ -50,6 +53,8 @@
 //! [[include]]                             # extra single runs
 //! workload = "KTH"
 //! scheduler = "recorded"
+//! platform = "same"
+//! replay = "rigid"
 //!
 //! [[figure]]                              # figures of report.html (default: by axes)
 //! kind = "timeline"

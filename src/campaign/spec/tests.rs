@@ -493,3 +493,27 @@ fn batsim_requested_times_and_their_factor() {
         "{e}"
     );
 }
+
+/// The example in this module's documentation (`spec/mod.rs`) is a spec that parses
+/// and expands: 3 experiments × 5 replays (rigid, a0, a60, and `last` swept over two
+/// thresholds) × 1 workload = 15 grid points, less FCFS's a0 and a60 (2) = 13, plus the
+/// one included run = 14 runs.
+#[test]
+fn the_module_documentation_example_is_a_valid_spec() {
+    let source = include_str!("mod.rs");
+    let mut lines = source
+        .lines()
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .skip_while(|l| *l != "```toml")
+        .skip(1);
+    let example: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+    assert!(example.len() > 20, "the example was not found");
+    let (spec, grid) = load(&example.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.name, "paper2024");
+    assert_eq!(
+        spec.variant_names(AxisName::Axis(Axis::Scheduler)).len(),
+        3 + 5
+    );
+    assert_eq!(grid.runs.len(), 14);
+}
