@@ -14,6 +14,7 @@
 pub(crate) mod choice;
 pub mod quantile;
 pub mod registry;
+pub mod regular;
 pub(crate) mod suggest;
 
 pub mod allocation;

@@ -4,7 +4,7 @@
 //! count the others as `not_selected`. And their text forms: what a campaign is
 //! ([`describe`]), one line per run ([`run_lines`]).
 
-use super::cache::Cache;
+use super::cache::{Cache, Lookup};
 use super::runner::{LoadedWorkloads, Outcome, PlannedRun};
 use super::{Axis, Grid, Labels, Spec};
 use serde::Serialize;
@@ -22,6 +22,10 @@ pub enum PlanStatus {
     Cached,
     #[serde(rename = "to compute")]
     ToCompute,
+    /// Its entry is there but unusable (truncated, another version's, …): it will be
+    /// computed again.
+    #[serde(rename = "corrupt")]
+    Corrupt,
     /// Its workload cannot load, or its parameters do not apply to it.
     #[serde(rename = "cannot run")]
     CannotRun,
@@ -32,6 +36,7 @@ impl PlanStatus {
         match self {
             PlanStatus::Cached => "cached",
             PlanStatus::ToCompute => "to compute",
+            PlanStatus::Corrupt => "corrupt",
             PlanStatus::CannotRun => "cannot run",
         }
     }
@@ -49,7 +54,10 @@ pub struct PlanCounts {
     /// Distinct keys among the selected runs.
     pub distinct: usize,
     pub cached: usize,
+    /// Distinct keys to compute, corrupt entries included.
     pub to_compute: usize,
+    /// Distinct keys whose entry is corrupt (they are also counted in `to_compute`).
+    pub corrupt: usize,
     pub cannot_run: usize,
 }
 
@@ -61,8 +69,8 @@ pub struct PlanEntry<'a> {
     pub labels: &'a Labels,
     pub key: Option<&'a str>,
     pub status: PlanStatus,
-    /// Why it cannot run.
-    pub error: Option<&'a str>,
+    /// Why it cannot run, or why its cache entry is corrupt.
+    pub error: Option<String>,
 }
 
 /// A plan, run by run.
@@ -104,10 +112,10 @@ impl<'a> PlanList<'a> {
                 (p, k)
             })
             .collect();
-        let cached = if force {
-            vec![false; distinct.len()]
+        let looked = if force {
+            vec![Lookup::Missing; distinct.len()]
         } else {
-            cache.contains_each(&distinct)
+            cache.check_each(&distinct)
         };
         let mut counted = vec![false; distinct.len()];
         let mut runs = Vec::with_capacity(chosen.len());
@@ -115,23 +123,27 @@ impl<'a> PlanList<'a> {
             counts.runs += 1;
             let (status, error) = match k {
                 Ok(k) => {
-                    let status = if cached[k] {
-                        PlanStatus::Cached
-                    } else {
-                        PlanStatus::ToCompute
+                    let (status, error) = match &looked[k] {
+                        Lookup::Cached => (PlanStatus::Cached, None),
+                        Lookup::Missing => (PlanStatus::ToCompute, None),
+                        Lookup::Corrupt(why) => (PlanStatus::Corrupt, Some(why.clone())),
                     };
                     if !std::mem::replace(&mut counted[k], true) {
                         counts.distinct += 1;
                         match status {
                             PlanStatus::Cached => counts.cached += 1,
+                            PlanStatus::Corrupt => {
+                                counts.corrupt += 1;
+                                counts.to_compute += 1;
+                            }
                             _ => counts.to_compute += 1,
                         }
                     }
-                    (status, None)
+                    (status, error)
                 }
                 Err(e) => {
                     counts.cannot_run += 1;
-                    (PlanStatus::CannotRun, Some(e))
+                    (PlanStatus::CannotRun, Some(e.to_string()))
                 }
             };
             runs.push(PlanEntry {
@@ -501,11 +513,21 @@ impl PlanList<'_> {
             out.push_str(&line(row));
         }
         // Each distinct reason once.
-        let mut errors: Vec<&str> = list.runs.iter().filter_map(|r| r.error).collect();
+        let mut errors: Vec<(&str, &str)> = list
+            .runs
+            .iter()
+            .filter_map(|r| {
+                let what = match r.status {
+                    PlanStatus::Corrupt => "corrupt cache entry (will be recomputed)",
+                    _ => "cannot run",
+                };
+                Some((what, r.error.as_deref()?))
+            })
+            .collect();
         errors.sort_unstable();
         errors.dedup();
-        for e in errors {
-            out.push_str(&format!("cannot run: {e}\n"));
+        for (what, e) in errors {
+            out.push_str(&format!("{what}: {e}\n"));
         }
         out
     }

@@ -2,7 +2,7 @@
 //! cached, failed (with their errors) and missing, in all and per shard, and which
 //! cannot run.
 
-use super::cache::Cache;
+use super::cache::{Cache, CacheError, Lookup};
 use super::prepare::Prepared;
 use super::runner::PlannedRun;
 use super::shard::shards;
@@ -12,6 +12,8 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
     Cached,
+    /// An entry `run` would not take (it computes the run again).
+    Corrupt,
     Failed,
     Missing,
 }
@@ -21,6 +23,7 @@ pub enum State {
 pub struct Counts {
     pub runs: usize,
     pub cached: usize,
+    pub corrupt: usize,
     pub failed: usize,
     pub missing: usize,
 }
@@ -30,6 +33,7 @@ impl Counts {
         self.runs += 1;
         match state {
             State::Cached => self.cached += 1,
+            State::Corrupt => self.corrupt += 1,
             State::Failed => self.failed += 1,
             State::Missing => self.missing += 1,
         }
@@ -43,6 +47,8 @@ pub struct Status<'a> {
     pub total: Counts,
     /// Each distinct failure message, with how many runs it failed, in plan order.
     pub errors: Vec<(String, usize)>,
+    /// Each corrupt entry: its path and why.
+    pub corrupt: Vec<(std::path::PathBuf, String)>,
     /// The selected runs that cannot run (no key).
     pub cannot_run: Vec<&'a PlannedRun>,
     /// Per shard of `shards` (when asked and countable).
@@ -54,17 +60,23 @@ pub struct Status<'a> {
 impl Status<'_> {
     /// Whether every selected run is cached.
     pub fn complete(&self) -> bool {
-        self.total.failed == 0 && self.total.missing == 0 && self.cannot_run.is_empty()
+        self.total.failed == 0
+            && self.total.missing == 0
+            && self.total.corrupt == 0
+            && self.cannot_run.is_empty()
     }
 }
 
 /// The status of `prepared`'s `selected` runs in `cache`, counted per shard of
-/// `shard_count` too when given.
+/// `shard_count` too when given. An entry is cached only if `run` would take it: its
+/// header names its key and this engine version and its length is right; with
+/// `verify`, its content is also read and checked against its hash, as `run` does.
 pub fn status<'a>(
     prepared: &'a Prepared,
     selected: &[bool],
     cache: &Cache,
     shard_count: Option<usize>,
+    verify: bool,
 ) -> Status<'a> {
     let planned = &prepared.planned;
     // Distinct keys of the selected runs, in plan order; runs that cannot run.
@@ -82,14 +94,32 @@ pub fn status<'a>(
             None => cannot_run.push(p),
         }
     }
-    let cached = cache.contains_each(&keys);
+    let looked: Vec<Lookup> = if verify {
+        use rayon::prelude::*;
+        keys.par_iter()
+            .map(|k| match cache.get(k) {
+                Ok(Some(_)) => Lookup::Cached,
+                Ok(None) => Lookup::Missing,
+                Err(CacheError::Corrupt { why, .. }) => Lookup::Corrupt(why),
+                Err(e) => Lookup::Corrupt(e.to_string()),
+            })
+            .collect()
+    } else {
+        cache.check_each(&keys)
+    };
     let mut errors: Vec<(String, usize)> = Vec::new();
+    let mut corrupt = Vec::new();
     let states: Vec<State> = keys
         .iter()
-        .zip(&cached)
-        .map(|(k, &c)| {
-            if c {
-                return State::Cached;
+        .zip(looked)
+        .map(|(k, looked)| {
+            match looked {
+                Lookup::Cached => return State::Cached,
+                Lookup::Corrupt(why) => {
+                    corrupt.push((cache.path(k), why));
+                    return State::Corrupt;
+                }
+                Lookup::Missing => {}
             }
             match cache.failure(k) {
                 Some(f) => {
@@ -141,6 +171,7 @@ pub fn status<'a>(
     Status {
         total,
         errors,
+        corrupt,
         cannot_run,
         shards: shards_counted,
         shards_not_counted,

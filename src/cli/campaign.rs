@@ -1,8 +1,9 @@
 //! `campaign plan`, `campaign run` and `campaign report`.
 
+use super::stop::Stop;
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
 use crate::Registry;
-use crate::campaign::cache::Cache;
+use crate::campaign::cache::{Cache, Lookup};
 use crate::campaign::listing::{PlanList, RunSummary, describe, more_labels};
 use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
 use crate::campaign::runner::{
@@ -11,17 +12,13 @@ use crate::campaign::runner::{
 use crate::campaign::shard::Shard;
 use crate::campaign::status::status;
 use crate::campaign::{Axis, Spec};
-use crate::report::{ReportOptions, publish_report};
+use crate::report::{ReportError, ReportOptions, check_target, publish_report};
 use anyhow::Context as _;
 use clap::Args;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Set by Ctrl-C: no new run starts; finished runs stay cached.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 #[derive(Debug, Args)]
 pub(crate) struct SpecArgs {
@@ -84,7 +81,7 @@ impl SpecArgs {
             fetch: self.fetch,
         };
         Ok(prepare(inputs, registry, memos, jobs, &mut |n| {
-            eprintln!("{n}")
+            note!("{n}")
         })?)
     }
 
@@ -205,6 +202,13 @@ fn plan_command(
         write!(out, " (--force: cached runs recomputed)")?;
     }
     writeln!(out)?;
+    if c.corrupt > 0 {
+        writeln!(
+            out,
+            "           {} of the runs to compute have a corrupt cache entry (--list says why)",
+            c.corrupt
+        )?;
+    }
     if show.list {
         out.push('\n');
         out.push_str(&list.table());
@@ -217,6 +221,7 @@ impl ReportArgs {
     /// `campaign report`: the outputs from the cache alone; runs not cached are
     /// reported as not run.
     pub(crate) fn report(&self, registry: &Registry) -> anyhow::Result<u8> {
+        let stop = Stop::install();
         let cache = Cache::new(&self.spec.cache);
         let Prepared {
             spec,
@@ -226,26 +231,34 @@ impl ReportArgs {
         } = self
             .spec
             .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
-        eprint!(
+        note_raw!(
             "{}",
             describe(&spec, &grid, &workloads, &self.spec.spec, false)
         );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
-            eprintln!(
+            note!(
                 "{missing} of {} runs are not in the cache (reported as not run)",
                 planned.len()
             );
         }
         let dir = self.spec.out_dir(&spec);
-        print_stdout(&publish_report(
+        match publish_report(
             &spec,
             &planned,
             &outcomes,
             &dir,
             self.options.to_options(),
-        )?)?;
+            stop.flag(),
+        ) {
+            Ok(text) => print_stdout(&text)?,
+            Err(ReportError::Interrupted) => {
+                note!("interrupted: {}", ReportError::Interrupted);
+                return Ok(stop.exit_code().unwrap_or(EXIT_INTERRUPTED));
+            }
+            Err(e) => return Err(e.into()),
+        }
         Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
     }
 }
@@ -255,7 +268,7 @@ fn cached(p: &PlannedRun, cache: &Cache) -> Option<Outcome> {
     match runner::cached(p, cache) {
         Ok(outcome) => outcome,
         Err(e) => {
-            eprintln!("warning: {e}");
+            note!("warning: {e}");
             None
         }
     }
@@ -338,7 +351,7 @@ impl Progress {
         match e {
             Event::Warning(w) => match &self.bar {
                 Some(bar) => bar.println(format!("warning: {w}")),
-                None => eprintln!("warning: {w}"),
+                None => note!("warning: {w}"),
             },
             Event::Finished { outcome, .. } => {
                 s.0 += 1;
@@ -358,9 +371,10 @@ impl Progress {
                     s.3 = Instant::now();
                     let elapsed = self.start.elapsed().as_secs_f64();
                     let eta = elapsed / s.0 as f64 * (self.total - s.0) as f64;
-                    eprintln!(
+                    note!(
                         "[{:>6}/{}] {msg}, {elapsed:.1} s elapsed, about {eta:.0} s left",
-                        s.0, self.total
+                        s.0,
+                        self.total
                     );
                 }
             }
@@ -377,10 +391,19 @@ impl RunArgs {
             };
             return plan_command(registry, &self.spec, &self.select, &show);
         }
+        let stop = Stop::install();
         let cache = Cache::new(&self.spec.cache);
+        // The cache must be writable before hours of computing, not after.
+        cache
+            .check_writable()
+            .with_context(|| format!("cannot write the cache {}", cache.dir().display()))?;
         let prepared = self
             .spec
             .prepare(registry, Memos::Remember(&cache), Jobs::Loaded)?;
+        if let Some(code) = stop.exit_code() {
+            note!("interrupted before any run started");
+            return Ok(code);
+        }
         let selected = self.select.select(&prepared)?;
         let Prepared {
             spec,
@@ -392,25 +415,23 @@ impl RunArgs {
         // A shard writes no report.
         let out_dir = self.spec.out_dir(&spec);
         if self.select.shard.is_none() {
-            std::fs::create_dir_all(&out_dir)
-                .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
+            check_target(&out_dir)
                 .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
         }
         // Temporary files of writers killed more than an hour ago.
         let swept = cache.sweep_stale(Duration::from_secs(3600));
         if swept > 0 {
-            eprintln!("cache: removed {swept} temporary files left by interrupted writers");
+            note!("cache: removed {swept} temporary files left by interrupted writers");
         }
-        let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
-        eprint!(
+        note_raw!(
             "{}",
             describe(&spec, &grid, &workloads, &self.spec.spec, true)
         );
         let chosen = selected.iter().filter(|s| **s).count();
         if let Some(shard) = self.select.shard {
-            eprintln!("shard {shard}: {chosen} of {} runs", planned.len());
+            note!("shard {shard}: {chosen} of {} runs", planned.len());
         } else if chosen < planned.len() {
-            eprintln!("--only: {chosen} of {} runs selected", planned.len());
+            note!("--only: {chosen} of {} runs selected", planned.len());
         }
         let threads = self
             .jobs
@@ -430,14 +451,14 @@ impl RunArgs {
                 fail_fast: self.fail_fast,
                 unchecked: !spec.check,
             },
-            &STOP,
+            stop.flag(),
             &|e| progress.event(e),
         )?;
         let elapsed = started.elapsed().as_secs_f64();
 
         let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);
         let counts = summary.counts;
-        eprintln!(
+        note!(
             "{} runs computed in {elapsed:.1} s ({:.1} runs/s, threads: {threads}), {} from \
              the cache",
             counts.computed,
@@ -451,8 +472,17 @@ impl RunArgs {
         }
 
         if self.select.shard.is_some() {
-            return Ok(self.failures(&planned, &outcomes, counts));
+            return Ok(self.failures(&planned, &outcomes, counts, &stop));
         }
+        // Stopped during the runs (a signal, or --fail-fast): the report of what
+        // finished is still written (under partial/; a signal then ends the process at
+        // once). A first signal during the report phase stops its publication instead.
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let report_stop = if stop.flag().load(std::sync::atomic::Ordering::SeqCst) {
+            &never
+        } else {
+            stop.flag()
+        };
 
         // The report covers the whole campaign: the runs --only left out come from the
         // cache, or are reported as not run.
@@ -470,20 +500,24 @@ impl RunArgs {
             unselected_missing += usize::from(o.is_none());
         }
         if unselected_missing > 0 {
-            eprintln!(
+            note!(
                 "{unselected_missing} runs not selected by --only are not in the cache \
                  (reported as not run)"
             );
         }
-        print_stdout(&publish_report(
+        match publish_report(
             &spec,
             &planned,
             &reported,
             &out_dir,
             self.report.to_options(),
-        )?)?;
-
-        Ok(self.failures(&planned, &reported, counts))
+            report_stop,
+        ) {
+            Ok(text) => print_stdout(&text)?,
+            Err(ReportError::Interrupted) => note!("interrupted: {}", ReportError::Interrupted),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(self.failures(&planned, &reported, counts, &stop))
     }
 
     /// Reports the failed runs (one message per distinct cause) and what was not run;
@@ -493,6 +527,7 @@ impl RunArgs {
         planned: &[PlannedRun],
         outcomes: &[Option<Outcome>],
         counts: crate::campaign::listing::RunCounts,
+        stop: &Stop,
     ) -> u8 {
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()
@@ -514,10 +549,10 @@ impl RunArgs {
         const SHOWN: usize = 3;
         for (cause, runs) in &causes {
             let n = runs.len();
-            eprintln!("failed ({n} run{}): {cause}", if n == 1 { "" } else { "s" });
+            note!("failed ({n} run{}): {cause}", if n == 1 { "" } else { "s" });
             for p in runs.iter().take(SHOWN) {
                 let l = &p.labels;
-                eprintln!(
+                note!(
                     "  {} {} {} {} {} {}{}",
                     &l[Axis::Workload],
                     l.experiment.as_deref().unwrap_or("-"),
@@ -529,24 +564,35 @@ impl RunArgs {
                 );
             }
             if n > SHOWN {
-                eprintln!("  … and {} more", n - SHOWN);
+                note!("  … and {} more", n - SHOWN);
             }
         }
         if counts.failed > 0 {
-            eprintln!("{} of {} runs failed", counts.failed, counts.total);
+            note!("{} of {} runs failed", counts.failed, counts.total);
+        }
+        if let Some(code) = stop.exit_code() {
+            if counts.not_run > 0 {
+                note!(
+                    "interrupted: {} of {} runs not started (finished runs are cached)",
+                    counts.not_run,
+                    counts.total
+                );
+            }
+            return code;
         }
         if counts.not_run > 0 {
             if self.fail_fast && counts.failed > 0 {
-                eprintln!(
+                note!(
                     "stopped at the first failure (--fail-fast): {} runs not started \
                      (finished runs are cached)",
                     counts.not_run
                 );
                 return EXIT_ERROR;
             }
-            eprintln!(
+            note!(
                 "interrupted: {} of {} runs not started (finished runs are cached)",
-                counts.not_run, counts.total
+                counts.not_run,
+                counts.total
             );
             return EXIT_INTERRUPTED;
         }
@@ -567,6 +613,10 @@ pub(crate) struct StatusArgs {
     /// Also count per shard of N (as `campaign run --shard K/N` splits the runs).
     #[arg(long, value_name = "N")]
     shards: Option<usize>,
+    /// Read every cached entry whole and check its content against its hash, as `run`
+    /// does when it takes it (without it, each entry's header and length are checked).
+    #[arg(long)]
+    verify: bool,
 }
 
 impl StatusArgs {
@@ -581,7 +631,7 @@ impl StatusArgs {
             .spec
             .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
         let selected = prepared.select(&self.only, None)?;
-        let st = status(&prepared, &selected, &cache, self.shards);
+        let st = status(&prepared, &selected, &cache, self.shards, self.verify);
         let t = st.total;
         let mut out = String::new();
         writeln!(
@@ -593,9 +643,10 @@ impl StatusArgs {
         )?;
         writeln!(
             out,
-            "runs       {} distinct: {} cached, {} failed, {} missing; {} cannot run",
+            "runs       {} distinct: {} cached, {} corrupt, {} failed, {} missing; {} cannot run",
             t.runs,
             t.cached,
+            t.corrupt,
             t.failed,
             t.missing,
             st.cannot_run.len()
@@ -610,11 +661,21 @@ impl StatusArgs {
             };
             writeln!(
                 out,
-                "shard {shard:<5}{:>6} distinct: {} cached, {} failed, {} missing",
-                c.runs, c.cached, c.failed, c.missing
+                "shard {shard:<5}{:>6} distinct: {} cached, {} corrupt, {} failed, {} missing",
+                c.runs, c.cached, c.corrupt, c.failed, c.missing
             )?;
         }
         const SHOWN: usize = 10;
+        for (path, why) in st.corrupt.iter().take(SHOWN) {
+            writeln!(
+                out,
+                "corrupt    {} ({why}): will be recomputed",
+                path.display()
+            )?;
+        }
+        if st.corrupt.len() > SHOWN {
+            writeln!(out, "corrupt    … and {} more", st.corrupt.len() - SHOWN)?;
+        }
         for (error, n) in st.errors.iter().take(SHOWN) {
             let first = error.lines().next().unwrap_or_default();
             writeln!(
@@ -690,12 +751,18 @@ impl ExplainArgs {
                     let canonical = String::from_utf8_lossy(&d.canonical()).into_owned();
                     writeln!(out, "encoding   {canonical}")?;
                     writeln!(out, "key        blake3(encoding) = {key}")?;
-                    let state = if cache.contains(key) {
-                        format!("cached ({})", cache.path(key).display())
-                    } else if let Some(f) = cache.failure(key) {
-                        format!("failed: {}", f.error.lines().next().unwrap_or_default())
-                    } else {
-                        "not cached".to_string()
+                    let state = match cache.check(key) {
+                        Lookup::Cached => format!("cached ({})", cache.path(key).display()),
+                        Lookup::Corrupt(why) => format!(
+                            "corrupt ({}: {why}): will be recomputed",
+                            cache.path(key).display()
+                        ),
+                        Lookup::Missing => match cache.failure(key) {
+                            Some(f) => {
+                                format!("failed: {}", f.error.lines().next().unwrap_or_default())
+                            }
+                            None => "not cached".to_string(),
+                        },
                     };
                     writeln!(out, "cache      {state}")?;
                 }
@@ -769,7 +836,7 @@ impl PruneArgs {
                 registry,
                 Memos::Recall(&cache),
                 Jobs::KeysOnly,
-                &mut |n| eprintln!("{n}"),
+                &mut |n| note!("{n}"),
             )
             .with_context(|| format!("{}", spec.display()))?;
             prepared.push(p);

@@ -4,12 +4,35 @@
 //! implementations registered (see `examples/custom_scheduler.rs`). The rest of the
 //! library never sees clap or stdout: this module is the edge.
 
+/// Writes a line to standard error without ever panicking (a full disk, a closed
+/// pipe): see [`write_err`].
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::cli::write_err(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes text to standard error as is, without ever panicking.
+macro_rules! note_raw {
+    ($($arg:tt)*) => {
+        $crate::cli::write_err(format_args!($($arg)*))
+    };
+}
+
+/// Writes a line to standard output without ever panicking: see [`print_stdout`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let _ = $crate::cli::print_stdout(&format!("{}\n", format_args!($($arg)*)));
+    }};
+}
+
 mod campaign;
 mod model;
 mod output;
 mod sessions;
 mod simulate;
 mod slurm;
+mod stop;
 mod trace;
 
 use crate::registry::Family;
@@ -33,8 +56,27 @@ pub const EXIT_USAGE: u8 = 2;
 /// Exit code: `--check` found broken invariants.
 pub const EXIT_CHECK_FAILED: u8 = 3;
 /// Exit code: stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the
-/// shell's convention.
+/// shell's convention (SIGTERM: 143).
 pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code: standard output or standard error could not be written (a full disk);
+/// the work itself was done (results are cached). sysexits' EX_IOERR.
+pub const EXIT_OUTPUT: u8 = 74;
+
+/// Set when a write to standard output or standard error failed (other than a reader
+/// closing its pipe).
+static OUTPUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to standard error, never panicking: a failure is remembered (the command
+/// then exits with [`EXIT_OUTPUT`]), a closed pipe is ignored.
+pub(crate) fn write_err(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    if let Err(e) = err.write_fmt(args).and_then(|()| err.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        OUTPUT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -177,13 +219,17 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Model(cmd) => cmd.run(),
         Command::Completions { shell } => completions(shell, registry),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
+            note!("error: {e:#}");
+            EXIT_ERROR
         }
+    };
+    if code == EXIT_OK && OUTPUT_FAILED.load(std::sync::atomic::Ordering::SeqCst) {
+        return ExitCode::from(EXIT_OUTPUT);
     }
+    ExitCode::from(code)
 }
 
 /// `campaign completions SHELL`: the completion script of the whole command line.
@@ -194,17 +240,23 @@ fn completions(shell: clap_complete::Shell, registry: &Registry) -> anyhow::Resu
     Ok(EXIT_OK)
 }
 
-/// Writes a report to standard output. A reader that stops early (`campaign … | head`)
-/// closes the pipe: that ends the output quietly instead of failing.
-fn print_stdout(text: &str) -> std::io::Result<()> {
+/// Writes a report to standard output, never panicking. A reader that stops early
+/// (`campaign … | head`) closes the pipe: that ends the output quietly. Any other
+/// failure (a full disk) is said on standard error, and the command exits with
+/// [`EXIT_OUTPUT`].
+pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        result => result,
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            OUTPUT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+            note!("error: cannot write standard output: {e}");
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -267,7 +319,7 @@ impl TraceSource {
             anyhow::bail!("{} is not a trace", self.trace);
         };
         if skipped_lines > 0 {
-            eprintln!(
+            note!(
                 "warning: skipped {skipped_lines} malformed lines of {} (--lenient)",
                 path.display()
             );

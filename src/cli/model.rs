@@ -43,7 +43,7 @@ impl GenerateArgs {
         let trace = source.generate().map_err(anyhow::Error::msg)?;
         write_swf_path(&trace, &self.out)?;
         let last = trace.records.iter().map(|r| r.submit).max().unwrap_or(0);
-        eprintln!(
+        note!(
             "{}: {} jobs of {} on {} nodes, seed {}, submitted over {:.1} days",
             self.out.display(),
             trace.records.len(),

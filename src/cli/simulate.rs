@@ -4,7 +4,7 @@ use super::output::{
     lateness_table, metrics_table, write_jobs_csv, write_schedule_swf, write_users_csv,
 };
 use super::{
-    CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, LoadedTrace, TraceSource, choice,
+    CleaningArgs, EXIT_CHECK_FAILED, EXIT_ERROR, EXIT_OK, Format, LoadedTrace, TraceSource, choice,
     print_stdout,
 };
 use crate::Registry;
@@ -279,7 +279,7 @@ impl SimulateArgs {
             write_jobs_csv(out, &name, records, &allocation)?;
             if allocation.overcommitted > 0 {
                 let n = allocation.overcommitted;
-                eprintln!(
+                note!(
                     "note: {n} job{} started with too few nodes free (the {} scheduler \
                      ignores capacity); in {} they hold ids from {nodes} upward, beyond \
                      the platform",
@@ -300,7 +300,7 @@ impl SimulateArgs {
             let figures = crate::report::run_figures(&result.summary, &what);
             crate::report::write_svgs(dir, &figures)
                 .with_context(|| format!("--plot {}", dir.display()))?;
-            eprintln!("{} figures in {}", figures.len(), dir.display());
+            note!("{} figures in {}", figures.len(), dir.display());
         }
         if let Some(out) = &self.swf_out {
             let notes = [format!(
@@ -447,9 +447,20 @@ impl SimulateArgs {
         print_stdout(&out)?;
         if !violations.is_empty() {
             for v in violations.iter().take(20) {
-                eprintln!("violation: {v}");
+                note!("violation: {v}");
             }
             return Ok(EXIT_CHECK_FAILED);
+        }
+        let jobs = &result.metrics.jobs;
+        if jobs.total > 0 && jobs.rejected == jobs.total {
+            note!(
+                "error: every one of the {} jobs was rejected (each is wider than the \
+                 platform's {} nodes): nothing ran, and the metrics are undefined; give \
+                 --nodes or a larger --node-factor",
+                jobs.total,
+                result.platform.nodes
+            );
+            return Ok(EXIT_ERROR);
         }
         Ok(EXIT_OK)
     }

@@ -146,14 +146,14 @@ impl SlurmArgs {
             write_file(path, |f| std::io::Write::write_all(f, text.as_bytes()))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        println!(
+        outln!(
             "wrote {} ({n} shards) and {}; logs in {}",
             shards_path.display(),
             report_path.display(),
             logs.display()
         );
         if !self.submit {
-            println!(
+            outln!(
                 "submit: array=$(sbatch --parsable {}) && sbatch --dependency=afterany:$array {}",
                 shards_path.display(),
                 report_path.display()
@@ -163,7 +163,7 @@ impl SlurmArgs {
         let array = sbatch(&[], &shards_path)?;
         let after = format!("--dependency=afterany:{array}");
         let report_job = sbatch(&[&after], &report_path)?;
-        println!("submitted job array {array} ({n} shards) and report job {report_job} after it");
+        outln!("submitted job array {array} ({n} shards) and report job {report_job} after it");
         Ok(EXIT_OK)
     }
 }

@@ -54,16 +54,16 @@ impl FetchArgs {
             let trace = archive_trace(name).ok_or_else(|| FetchError::Unknown(name.clone()))?;
             let target = dir.join(trace.file_name());
             if target.is_file() && sha256_hex(&std::fs::read(&target)?) == trace.gz_sha256 {
-                eprintln!(
+                note!(
                     "{}: already in {} (checksum verified)",
                     trace.name,
                     dir.display()
                 );
                 continue;
             }
-            eprintln!("{}: downloading {}", trace.name, trace.url(&base));
+            note!("{}: downloading {}", trace.name, trace.url(&base));
             let path = fetch(trace, &base, &dir)?;
-            eprintln!("{}: {} (sha256 verified)", trace.name, path.display());
+            note!("{}: {} (sha256 verified)", trace.name, path.display());
         }
         Ok(EXIT_OK)
     }

@@ -17,7 +17,7 @@ mod summaries;
 pub use chart::{ChartError, Figure};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
-pub use publish::{ReportOptions, publish_report};
+pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
 pub use summaries::write_summaries;
@@ -199,6 +199,24 @@ pub enum ReportError {
     Io {
         path: std::path::PathBuf,
         source: std::io::Error,
+    },
+    #[error("stopped before the report was put in place; the previous report is as it was")]
+    Interrupted,
+    #[error(
+        "{path} is not a report directory: it holds files no report of this tool wrote \
+         and no {marker} file; give --out a new or empty directory"
+    )]
+    NotAReportDir {
+        path: std::path::PathBuf,
+        marker: &'static str,
+    },
+    #[error(
+        "{path} holds {entry:?}, which the new report also writes and the old one did \
+         not: move it away first"
+    )]
+    Clash {
+        path: std::path::PathBuf,
+        entry: String,
     },
 }
 

@@ -141,4 +141,13 @@ pub enum LoadError {
     Model(String),
     #[error("{0}: no job line (an empty or header-only file is not a workload)")]
     NoJobs(PathBuf),
+    #[error(
+        "{path}: cleaning dropped every one of its {records} jobs ({why}): no job is left \
+         to simulate; see the cleaning options"
+    )]
+    AllDropped {
+        path: PathBuf,
+        records: usize,
+        why: String,
+    },
 }

@@ -148,6 +148,20 @@ impl SourceSetup for TraceSource {
         }
         let skipped_lines = trace.skipped_lines;
         let (workload, report) = self.cleaning.apply(trace);
+        if workload.is_empty() {
+            return Err(LoadError::AllDropped {
+                path,
+                records: report.records,
+                why: format!(
+                    "by status {}, size {}, run time {}, requested time {}, wait {}",
+                    report.dropped_status,
+                    report.dropped_size,
+                    report.dropped_runtime,
+                    report.dropped_requested_time,
+                    report.dropped_wait
+                ),
+            });
+        }
         Ok(LoadedWorkload {
             recorded_nodes: workload.recorded_platform_size(),
             workload,

@@ -15,6 +15,7 @@ mod reliability;
 mod replay;
 mod replay_cli;
 mod replay_hand;
+mod robustness;
 mod run_options;
 mod schedules;
 mod shaking;

@@ -130,7 +130,7 @@ fn the_example_runs_a_spec_end_to_end() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "2 distinct: 2 cached, 0 failed, 0 missing",
+            "2 distinct: 2 cached, 0 corrupt, 0 failed, 0 missing",
         ));
     with("report").arg("--out").arg(&out).assert().success();
     let (h, rows) = read_csv(&out.join("runs.csv"));
@@ -441,5 +441,7 @@ fn prune_removes_what_no_spec_reaches() {
         .arg(&cache)
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("1 cached, 0 failed, 1 missing"));
+        .stdout(predicate::str::contains(
+            "1 cached, 0 corrupt, 0 failed, 1 missing",
+        ));
 }

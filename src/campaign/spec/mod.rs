@@ -208,6 +208,37 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// The first control character (other than tab, line feed and carriage return) in a
+/// key or string of `table`, with its key path.
+fn control_character(table: &toml::Table, path: &str) -> Option<(String, char)> {
+    fn bad(s: &str) -> Option<char> {
+        s.chars()
+            .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    }
+    fn walk(v: &toml::Value, path: &str) -> Option<(String, char)> {
+        match v {
+            toml::Value::String(s) => bad(s).map(|c| (path.to_string(), c)),
+            toml::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| walk(v, &format!("{path}[{i}]"))),
+            toml::Value::Table(t) => control_character(t, path),
+            _ => None,
+        }
+    }
+    table.iter().find_map(|(k, v)| {
+        let key = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        match bad(k) {
+            Some(c) => Some((key, c)),
+            None => walk(v, &key),
+        }
+    })
+}
+
 /// Parses and validates a spec; `file` names it in errors, relative paths in it are
 /// relative to `dir`, and its schedulers, replay models and workload models are read
 /// from `registry`.
@@ -218,6 +249,21 @@ pub fn parse(
     registry: &crate::Registry,
 ) -> Result<Spec, SpecError> {
     let src = Source { file, text };
+    // Strings go into HTML, SVG, CSV and file names: no control characters but tabs and
+    // line breaks (TOML writes them as escapes, e.g. "\u0007").
+    if let Ok(doc) = toml::from_str::<toml::Table>(text)
+        && let Some((key, c)) = control_character(&doc, "")
+    {
+        return Err(src.error(
+            None,
+            format!(
+                "{}: control character U+{:04X} in a string (only tabs and line breaks \
+                 are allowed)",
+                key.escape_debug(),
+                c as u32
+            ),
+        ));
+    }
     let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
         file: file.to_string(),
         at: e.span().map(|s| line_col(text, s.start)),
