@@ -5,6 +5,7 @@
 mod bad_input;
 mod campaign;
 mod common;
+mod docs;
 mod evalys;
 mod figures;
 mod fuzz;
