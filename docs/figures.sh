@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the two figures the README shows, from the reports of the two published
+# Regenerates the two figures the README and docs/ show, from the reports of the two published
 # campaigns (cached results are reused; cold, shaking2007 takes several minutes):
 #   bash docs/figures.sh
 set -euo pipefail

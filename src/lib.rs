@@ -12,6 +12,7 @@
 //! workload models are registered implementations ([`registry`], [`Registry`]).
 
 pub(crate) mod choice;
+pub(crate) mod fields;
 pub mod quantile;
 pub mod registry;
 pub mod regular;

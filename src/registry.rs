@@ -150,6 +150,9 @@ type DefaultMaker<S> = dyn Fn() -> Result<Made<S>, String> + Send + Sync;
 /// A registered implementation of a family whose trait object is `S`.
 pub struct Entry<S: ?Sized> {
     about: About,
+    /// The keys its parameters take, as serde names them (empty where the parameter
+    /// type is not a plain struct).
+    parameters: &'static [&'static str],
     name_alone: bool,
     shorthands: &'static str,
     type_id: TypeId,
@@ -197,6 +200,7 @@ impl<S: ?Sized + 'static> Entry<S> {
         };
         Entry {
             about: P::ABOUT,
+            parameters: crate::fields::struct_fields::<P>().unwrap_or(&[]),
             name_alone: P::NAME_ALONE,
             shorthands: P::SHORTHANDS,
             type_id: TypeId::of::<P>(),
@@ -296,6 +300,12 @@ impl<S: ?Sized + 'static> Family<S> {
     /// Every implementation's description, in registration order.
     pub fn kinds(&self) -> impl Iterator<Item = &About> {
         self.entries.iter().map(|e| &e.about)
+    }
+
+    /// The keys the parameters of `kind` take (empty for an unknown kind, or a
+    /// parameter type that is not a plain struct).
+    pub fn parameters(&self, kind: &str) -> &'static [&'static str] {
+        self.find(kind).map_or(&[], |e| e.parameters)
     }
 
     /// Every kind name, in registration order.

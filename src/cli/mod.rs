@@ -29,6 +29,7 @@ macro_rules! outln {
 mod campaign;
 mod model;
 mod output;
+mod reference;
 mod sessions;
 mod simulate;
 mod slurm;
@@ -132,6 +133,13 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Write the generated reference pages (command line, runs.csv columns,
+    /// implementations) into DIR, as docs/reference/ holds them.
+    #[command(hide = true)]
+    Reference {
+        /// The directory to write them into.
+        dir: PathBuf,
+    },
 }
 
 /// The command line with `registry`'s implementations: the value lists and help of
@@ -219,6 +227,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Command::Generate(args) => args.run(registry),
         Command::Model(cmd) => cmd.run(),
         Command::Completions { shell } => completions(shell, registry),
+        Command::Reference { dir } => reference::write(registry, &dir),
     };
     let code = match result {
         Ok(code) => code,

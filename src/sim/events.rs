@@ -301,7 +301,8 @@ mod tests {
 
     /// Disagreements that keep the log in order and its events' count, sizes and kinds:
     /// two jobs of one size trading their starts, and one end moved between its
-    /// neighbours. A quicker comparison by sums over the events (tried, see the README)
+    /// neighbours. A quicker comparison by sums over the events (tried: see
+    /// benches/history/2026-11-simulation.md)
     /// must still find both: a sum of the events' fields would miss the first.
     #[test]
     fn verify_finds_disagreements_that_keep_order_and_counts() {

@@ -6,6 +6,7 @@ mod bad_input;
 mod campaign;
 mod cleaning;
 mod common;
+mod docs;
 mod evalys;
 mod figures;
 mod fuzz;

@@ -179,6 +179,9 @@ pub(super) struct RawStudy {
     pub selection: RawSelection,
 }
 
+/// The keys of a `[[study]]` besides axis names (which select its variants).
+pub(super) const STUDY_KEYS: &[&str] = &["name", "vary", "zip"];
+
 impl<'de> Deserialize<'de> for RawStudy {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -208,7 +211,8 @@ impl<'de> Deserialize<'de> for RawStudy {
                 })
             }
         }
-        d.deserialize_map(V)
+        // A struct to serde (its fixed keys listed), a map to TOML.
+        d.deserialize_struct("study", STUDY_KEYS, V)
     }
 }
 
@@ -224,6 +228,9 @@ pub(super) struct RawFigure {
     pub x: Option<Spanned<String>>,
     pub filter: RawSelection,
 }
+
+/// The keys of a `[[figure]]` besides axis names (which restrict its runs).
+pub(super) const FIGURE_KEYS: &[&str] = &["kind", "title", "study", "metrics", "series", "x"];
 
 impl<'de> Deserialize<'de> for RawFigure {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -263,7 +270,7 @@ impl<'de> Deserialize<'de> for RawFigure {
                 })
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_struct("figure", FIGURE_KEYS, V)
     }
 }
 

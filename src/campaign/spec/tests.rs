@@ -633,3 +633,142 @@ fn the_module_documentation_example_is_a_valid_spec() {
     );
     assert_eq!(grid.runs.len(), 14);
 }
+
+/// The keys of each table of `docs/reference/spec.md` (its first column, under a
+/// `<!-- keys: SECTION -->` marker), by section; placeholders in capitals (`AXIS`) are
+/// left out.
+fn documented_keys(page: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut section: Option<String> = None;
+    for line in page.lines() {
+        if let Some(rest) = line.strip_prefix("<!-- keys: ") {
+            section = Some(rest.trim_end_matches("-->").trim().to_string());
+            out.insert(section.clone().unwrap_or_default(), Vec::new());
+            continue;
+        }
+        let Some(s) = &section else { continue };
+        if !line.starts_with('|') {
+            if !line.trim().is_empty() {
+                section = None;
+            }
+            continue;
+        }
+        let first = line.split('|').nth(1).unwrap_or("").trim();
+        if let Some(key) = first.strip_prefix('`').and_then(|k| k.strip_suffix('`')) {
+            if key.chars().any(|c| c.is_ascii_lowercase()) {
+                if let Some(keys) = out.get_mut(s) {
+                    keys.push(key.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every table of the spec reference lists exactly the keys the spec types take: the
+/// serde field names of each raw type (and of a trace workload's `TraceSource`), plus
+/// the keys the workload code reads by hand (`source`, `nodes`, `note`, and a model's
+/// counts and seeds, which the last spec below uses, so that each is read).
+#[test]
+fn the_spec_reference_lists_every_key() {
+    use super::raw::*;
+    use crate::fields::struct_fields;
+    let page = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/reference/spec.md"
+    ));
+    let documented = documented_keys(page);
+    let fields = |f: Option<&'static [&'static str]>| -> Vec<String> {
+        f.expect("a struct's fields")
+            .iter()
+            .map(|k| k.to_string())
+            .collect()
+    };
+    let with = |mut v: Vec<String>, more: &[&str]| {
+        v.extend(more.iter().map(|k| k.to_string()));
+        v
+    };
+    let expected: Vec<(&str, Vec<String>)> = vec![
+        ("spec", fields(struct_fields::<RawSpec>())),
+        (
+            "workload-trace",
+            with(
+                fields(struct_fields::<crate::workload::TraceSource>()),
+                &["source", "nodes", "note"],
+            ),
+        ),
+        (
+            "workload-model",
+            with(
+                Vec::new(),
+                &[
+                    "model",
+                    "source",
+                    "jobs",
+                    "nodes",
+                    "seed",
+                    "seeds",
+                    "walltime_factor",
+                    "note",
+                ],
+            ),
+        ),
+        ("transform", fields(struct_fields::<RawTransform>())),
+        ("edit", fields(struct_fields::<RawEdit>())),
+        ("shake", fields(struct_fields::<RawShake>())),
+        ("platform", fields(struct_fields::<RawPlatform>())),
+        ("semantics", fields(struct_fields::<RawSemantics>())),
+        ("grid", fields(struct_fields::<RawGrid>())),
+        ("study", fields(struct_fields::<RawStudy>())),
+        ("table", fields(struct_fields::<RawTable>())),
+        ("figure", fields(struct_fields::<RawFigure>())),
+        ("expected", with(Vec::new(), &["table"])),
+    ];
+    for (section, keys) in &expected {
+        let mut want = keys.clone();
+        want.sort();
+        let mut have = documented
+            .get(*section)
+            .unwrap_or_else(|| panic!("docs/reference/spec.md has no `{section}` table"))
+            .clone();
+        have.sort();
+        assert_eq!(
+            have, want,
+            "docs/reference/spec.md, table `{section}`: documented keys (left) differ from \
+             the keys the spec types take (right)"
+        );
+    }
+    assert_eq!(
+        documented.len(),
+        expected.len(),
+        "docs/reference/spec.md has tables this test does not check: {:?}",
+        documented.keys().collect::<Vec<_>>()
+    );
+    // The keys read by hand are read: a spec with each parses.
+    load(
+        r#"
+name = "t"
+[workloads.a]
+source = "trace"
+trace = "A-1"
+nodes = 4
+note = "a note"
+[workloads.m]
+source = "model"
+model = "feitelson"
+jobs = 10
+nodes = 8
+seeds = [1, 2]
+walltime_factor = 3
+note = "generated"
+[workloads.one]
+model = "feitelson"
+jobs = 10
+nodes = 8
+seed = 5
+[grid]
+vary = ["workload"]
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
