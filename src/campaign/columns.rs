@@ -81,6 +81,7 @@ pub const LOWER_IS_BETTER: &[&str] = &[
     "lateness_mean_s",
     "lateness_relative",
     "lateness_additional_s",
+    "late_share",
     "violations",
 ];
 
