@@ -9,6 +9,7 @@ mod evalys;
 mod figures;
 mod fuzz;
 mod models;
+mod presets;
 mod properties;
 mod reliability;
 mod replay;
