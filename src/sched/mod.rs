@@ -3,10 +3,12 @@
 //! checker over their output ([`check`]).
 //!
 //! Every scheduler decides from job sizes and estimates (requested times) only. Each is
-//! one file with its configuration type: [`Fcfs`], [`Easy`], [`Conservative`], and
-//! [`Recorded`] (the trace's own schedule); [`SchedulerConfig`] names one with its
-//! parameters.
+//! one file (or directory) with its configuration type: [`Fcfs`], [`Easy`],
+//! [`Conservative`], the backfilling family [`backfill::Backfill`] and [`Recorded`] (the
+//! trace's own schedule); [`SchedulerConfig`] names one with its parameters.
 
+#[cfg(test)]
+mod backfill_oracle;
 mod check;
 mod profile;
 #[cfg(test)]
@@ -52,6 +54,9 @@ registry! {
         easy::Easy(EasyConfig) => "easy",
         /// Conservative backfilling: every queued job gets a reservation.
         conservative::Conservative(ConservativeConfig) => "conservative",
+        /// The backfilling family: queue order × backfill order × reservations (0, k or
+        /// all), held one pass or until the start, on node counts or machines.
+        pub backfill::Backfill(BackfillConfig) => "backfill",
         /// The trace's own schedule: each job starts its recorded wait time after its
         /// submission, whatever the node count (reproduces the recorded log).
         recorded::Recorded(RecordedConfig) => "recorded",
