@@ -101,6 +101,93 @@ fn presets_reproduce_the_recorded_schedules(trace: &str) {
     );
 }
 
+/// Every job's start, by job id.
+fn starts(trace: &str, walltime: &str, scheduler: &str) -> BTreeMap<String, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    campaign()
+        .args([
+            "simulate",
+            trace,
+            "--scheduler",
+            scheduler,
+            "--walltime",
+            walltime,
+        ])
+        .arg("--jobs-out")
+        .arg(&csv)
+        .assert()
+        .success();
+    let (header, rows) = read_csv(&csv);
+    let (id, start) = (column(&header, "job_id"), column(&header, "starting_time"));
+    rows.iter()
+        .map(|r| (r[id].clone(), r[start].clone()))
+        .collect()
+}
+
+/// While both exist: each preset's old implementation and its setting of the
+/// backfilling family give every job the same start.
+fn family_matches_the_old_implementations(trace: &str) {
+    let pairs = [
+        ("easy", "{ kind = \"backfill\" }"),
+        (
+            "{ kind = \"easy\", prediction_window = 2 }",
+            "{ kind = \"backfill\", prediction = { window = 2 } }",
+        ),
+        (
+            "conservative",
+            "{ kind = \"backfill\", reservations = \"all\" }",
+        ),
+    ];
+    for walltime in ["kill", "run"] {
+        for (old, new) in pairs {
+            let (a, b) = (starts(trace, walltime, old), starts(trace, walltime, new));
+            let differ: Vec<_> = a
+                .iter()
+                .filter(|(j, s)| b.get(*j) != Some(s))
+                .take(5)
+                .collect();
+            assert!(
+                differ.is_empty() && a.len() == b.len(),
+                "{trace} {walltime}: {old} and {new} differ: {differ:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn side_by_side_on_curie() {
+    family_matches_the_old_implementations("CEA-Curie-2011-2.1-cln");
+}
+#[test]
+fn side_by_side_on_ctc() {
+    family_matches_the_old_implementations("CTC-SP2-1996-3.1-cln");
+}
+#[test]
+fn side_by_side_on_hpc2n() {
+    family_matches_the_old_implementations("HPC2N-2002-2.2-cln");
+}
+#[test]
+fn side_by_side_on_kth() {
+    family_matches_the_old_implementations("KTH-SP2-1996-2.1-cln");
+}
+#[test]
+fn side_by_side_on_lanl() {
+    family_matches_the_old_implementations("LANL-CM5-1994-4.1-cln");
+}
+#[test]
+fn side_by_side_on_sdsc_blue() {
+    family_matches_the_old_implementations("SDSC-BLUE-2000-4.2-cln");
+}
+#[test]
+fn side_by_side_on_sdsc_ds() {
+    family_matches_the_old_implementations("SDSC-DS-2004-2.1-cln");
+}
+#[test]
+fn side_by_side_on_sdsc_sp2() {
+    family_matches_the_old_implementations("SDSC-SP2-1998-4.2-cln");
+}
+
 #[test]
 fn every_trace_is_recorded() {
     let golden = golden();
