@@ -70,7 +70,13 @@ fn planning(c: &mut Criterion) {
     let mut group = c.benchmark_group("campaign");
     group.bench_function("plan-100k-points", |b| {
         b.iter(|| {
-            let spec = parse(&text, "big.toml", Path::new(".")).unwrap();
+            let spec = parse(
+                &text,
+                "big.toml",
+                Path::new("."),
+                &campaign::Registry::builtin(),
+            )
+            .unwrap();
             let grid = expand(&spec).unwrap();
             let workloads = load_workloads(&spec, &locator, Memos::Ignore, Jobs::Loaded);
             let planned = plan(&spec, &grid, &workloads);
@@ -83,7 +89,7 @@ fn planning(c: &mut Criterion) {
 
 fn paper2024(c: &mut Criterion) {
     let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/paper2024.toml");
-    let (spec, grid) = load(&spec_path).unwrap();
+    let (spec, grid) = load(&spec_path, &campaign::Registry::builtin()).unwrap();
     let workloads = load_workloads(
         &spec,
         &TraceLocator::in_dirs([trace_dir()]),

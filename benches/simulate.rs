@@ -84,6 +84,51 @@ fn schedulers(c: &mut Criterion) {
     group.finish();
 }
 
+/// EASY registered from outside the crate, through the public API only (a lab's
+/// `register::<P>()` of the built-in's scheduler under another kind name).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct OutsideEasy {}
+
+impl campaign::registry::Implementation for OutsideEasy {
+    const ABOUT: campaign::registry::About =
+        campaign::registry::About::new("outside_easy", "EASY, registered from outside")
+            .with_provider("bench");
+}
+
+impl campaign::sched::SchedulerSetup for OutsideEasy {
+    fn build(&self, jobs: usize) -> Box<dyn campaign::sim::Scheduler + Send> {
+        Box::new(campaign::sched::Easy::new(jobs))
+    }
+}
+
+/// The same EASY run on SDSC-SP2, the built-in against the one registered from outside
+/// (both built through the registry, as a campaign builds them): they should cost the
+/// same.
+fn registered(c: &mut Criterion) {
+    let sdsc = workload("SDSC-SP2-1998-4.2-cln");
+    let mut registry = campaign::Registry::builtin();
+    registry.schedulers.register::<OutsideEasy>().unwrap();
+    let mut group = c.benchmark_group("registered/SDSC-SP2");
+    group.throughput(Throughput::Elements(sdsc.len() as u64));
+    group.measurement_time(Duration::from_secs(8));
+    let jobs = prepare(
+        &sdsc,
+        Platform::new(128, 1.0).unwrap(),
+        Semantics::default(),
+    );
+    for kind in ["easy", "outside_easy"] {
+        let config = registry.schedulers.parse(kind).unwrap();
+        group.bench_function(kind, |b| {
+            b.iter(|| {
+                let mut sched = config.build(jobs.len());
+                let mut replay = Rigid::new(&sdsc);
+                simulate(black_box(&jobs), 128, sched.as_mut(), &mut replay).unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 /// What a replay model is built with: the workload's calendar and a replay seed.
 fn context(calendar: &Result<Calendar, CalendarError>, seed: u64) -> ReplayContext<'_> {
     ReplayContext { seed, calendar }
@@ -412,6 +457,7 @@ fn models(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = parse, schedulers, replay, user_models, sessions, shaking, summaries, load, models
+    targets = parse, schedulers, registered, replay, user_models, sessions, shaking, summaries, load,
+        models
 }
 criterion_main!(benches);

@@ -6,18 +6,23 @@
 //! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
 //! [`allocation`] (node ids for a finished schedule), [`run`]
 //! (one simulation end to end, described once by a [`run::RunDescription`]),
-//! [`campaign`] (specs, grids, cache, runner) and [`report`] (polars tables). The
-//! command line lives in the binary (`src/cli`), over this library's public API.
+//! [`campaign`] (specs, grids, cache, runner), [`report`] (polars tables) and
+//! [`cli`], the command line as a library call ([`cli::main_with`]) that the
+//! `campaign` binary and a lab's own binary make. Schedulers, replay models and
+//! workload models are registered implementations ([`registry`], [`Registry`]).
 
 pub(crate) mod choice;
 pub mod quantile;
-pub(crate) mod registry;
+pub mod registry;
+pub mod regular;
 pub(crate) mod suggest;
 
 pub mod allocation;
 pub mod atomic;
 pub mod campaign;
+pub mod cli;
 pub mod draw;
+pub mod implementations;
 pub mod metrics;
 pub mod platform;
 pub mod replay;
@@ -31,3 +36,4 @@ pub mod time;
 pub mod workload;
 
 pub use choice::{Choice, UnknownChoice};
+pub use implementations::Registry;

@@ -1,6 +1,5 @@
-//! The `campaign` binary: the command line ([`cli`]) over the library.
-
-mod cli;
+//! The `campaign` binary: the whole command line ([`campaign::cli::main_with`]) with the
+//! built-in implementations.
 
 use std::process::ExitCode;
 
@@ -8,5 +7,5 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    cli::main()
+    campaign::cli::main_with(campaign::Registry::builtin())
 }

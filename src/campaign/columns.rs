@@ -111,7 +111,7 @@ mod tests {
     fn columns_follow_the_declared_metrics() {
         use super::*;
         let record: RunRecord = serde_json::from_value(serde_json::json!({
-            "key": "k", "semantics_version": 1, "description": null,
+            "key": "k", "engine_version": 1, "description": null,
             "platform": { "nodes": 4, "speed": 1.0 },
             "metrics": crate::metrics::SchedulingMetrics::of(&[], 4),
             "lateness": crate::metrics::lateness(&[], &[]),

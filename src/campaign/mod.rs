@@ -7,9 +7,11 @@ pub mod cache;
 pub mod columns;
 pub mod grid;
 pub mod listing;
+pub mod prepare;
 pub mod runner;
 pub mod shard;
 pub mod spec;
+pub mod status;
 
 pub use grid::{Grid, GridRun, expand};
 pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
@@ -18,16 +20,29 @@ use serde::ser::SerializeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Reads, parses and validates the spec at `path`, and expands its grid.
-pub fn load(path: &Path) -> Result<(Spec, Grid), SpecError> {
+/// The largest spec read: far beyond any written by hand (sweeps make large grids
+/// from short specs).
+pub const MAX_SPEC_BYTES: u64 = 4 << 20;
+
+/// Reads, parses and validates the spec at `path` (its implementations read from
+/// `registry`), and expands its grid.
+pub fn load(path: &Path, registry: &crate::Registry) -> Result<(Spec, Grid), SpecError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| SpecError {
+    let cannot = |message: String| SpecError {
         file: file.clone(),
         at: None,
-        message: format!("cannot read: {e}"),
+        message,
+    };
+    let bytes = crate::regular::read(path, MAX_SPEC_BYTES)
+        .map_err(|e| cannot(format!("cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        cannot(format!(
+            "not UTF-8 text (byte {} is not valid)",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let spec = parse(&text, &file, dir)?;
+    let spec = parse(&text, &file, dir, registry)?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
 }

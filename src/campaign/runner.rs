@@ -10,7 +10,7 @@ use super::cache::TraceMemo;
 use super::cache::{Cache, CacheError, RunRecord};
 use super::spec::Spec;
 use super::{Grid, GridRun, LabelNames, Labels};
-use crate::run::{RunDescription, SEMANTICS_VERSION, SeedKeys};
+use crate::run::{ENGINE_VERSION, RunDescription, SeedKeys};
 use crate::workload::{
     LoadError, LoadedWorkload, Origin, TraceLocator, WorkloadIdentity, WorkloadSource,
 };
@@ -288,13 +288,20 @@ fn compute(
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            format!("panicked: {what}")
+            let about = |a: &crate::registry::About| {
+                format!("{} version {} ({})", a.kind, a.version, a.provider)
+            };
+            format!(
+                "panicked (scheduler {}, replay model {}): {what}",
+                about(description.scheduler.about()),
+                about(description.replay.about())
+            )
         })?
         .map_err(|e| e.to_string())?;
     let result = simulation.result;
     Ok(RunRecord {
         key: key.to_string(),
-        semantics_version: SEMANTICS_VERSION,
+        engine_version: ENGINE_VERSION,
         description: serde_json::to_value(description).unwrap_or_default(),
         platform: result.platform,
         metrics: result.metrics,
@@ -320,6 +327,38 @@ pub struct ExecOptions {
     /// cache entry keeps whether its run was checked (its violation count or none),
     /// whatever the campaign that takes it.
     pub unchecked: bool,
+}
+
+/// [`execute`] on the `selected` runs of `planned`: the outcome of every planned run,
+/// `None` for one not selected or not started.
+pub fn execute_selected(
+    planned: &[PlannedRun],
+    selected: &[bool],
+    workloads: &LoadedWorkloads,
+    cache: &Cache,
+    exec: ExecOptions,
+    stop: &AtomicBool,
+    on_event: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Vec<Option<Outcome>>, rayon::ThreadPoolBuildError> {
+    let chosen: Vec<PlannedRun> = planned
+        .iter()
+        .zip(selected)
+        .filter(|(_, s)| **s)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let mut ran = execute(&chosen, workloads, cache, exec, stop, on_event)?.into_iter();
+    Ok(selected
+        .iter()
+        .map(|&s| if s { ran.next().flatten() } else { None })
+        .collect())
+}
+
+/// A run's result from the cache alone: `Ok(None)` when it has no key or no entry.
+pub fn cached(p: &PlannedRun, cache: &Cache) -> Result<Option<Outcome>, CacheError> {
+    match p.key() {
+        None => Ok(None),
+        Some(key) => Ok(cache.get(key)?.map(Outcome::Cached)),
+    }
 }
 
 /// Runs every planned run, taking results from `cache` where present (unless
@@ -465,7 +504,13 @@ workload = "m"
 shake = "original"
 "#
         );
-        let spec = crate::campaign::parse(&text, "classes.toml", Path::new(".")).unwrap();
+        let spec = crate::campaign::parse(
+            &text,
+            "classes.toml",
+            Path::new("."),
+            crate::implementations::builtin(),
+        )
+        .unwrap();
         let grid = crate::campaign::expand(&spec).unwrap();
         let workloads = load_workloads(
             &spec,

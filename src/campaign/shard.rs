@@ -43,15 +43,11 @@ impl fmt::Display for Shard {
 }
 
 /// The estimated cost of a run, for balancing shards: its workload's job count times
-/// 1 for FCFS and the recorded schedule, 2 for EASY, 10 for conservative backfilling
-/// (their relative simulation times on the archive traces, rounded).
+/// its scheduler's relative cost per job ([`crate::registry::About::cost`]: 1 for FCFS
+/// and the recorded schedule, 2 for EASY, 10 for conservative backfilling, their
+/// relative simulation times on the archive traces, rounded).
 pub fn cost(jobs: usize, scheduler: &SchedulerConfig) -> u64 {
-    let factor = match scheduler.name() {
-        "easy" => 2,
-        "conservative" => 10,
-        _ => 1,
-    };
-    (jobs.max(1) as u64).saturating_mul(factor)
+    (jobs.max(1) as u64).saturating_mul(u64::from(scheduler.about().cost.max(1)))
 }
 
 /// The shard (0-based) of each of the distinct runs whose estimated costs are `costs`

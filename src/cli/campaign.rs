@@ -1,32 +1,24 @@
 //! `campaign plan`, `campaign run` and `campaign report`.
 
+use super::stop::Stop;
 use super::{EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, Format, print_stdout};
-use ::campaign::campaign::listing::{PlanList, RunSummary};
-use ::campaign::campaign::runner::{
-    Event, ExecOptions, Jobs, LoadedWorkloads, Memos, Outcome, PlannedRun, execute, load_workloads,
-    plan,
+use crate::Registry;
+use crate::campaign::cache::{Cache, Lookup};
+use crate::campaign::listing::{PlanList, RunSummary, describe, more_labels};
+use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
+use crate::campaign::runner::{
+    self, Event, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute_selected,
 };
-use ::campaign::campaign::shard::{Shard, shards};
-use ::campaign::campaign::{Axis, Grid, Spec, cache::Cache, load, only};
-use ::campaign::report::{
-    PageInfo, ReportRun, build_table, campaign_figures, markdown, runs_frame, shaking_frames,
-    write_csv, write_html, write_runs, write_summaries, write_table,
-};
-use ::campaign::workload::{
-    ARCHIVE_URL, ARCHIVE_URL_ENV, TRACE_DIR_ENV, TraceLocator, archive_trace, fetch,
-};
+use crate::campaign::shard::Shard;
+use crate::campaign::status::status;
+use crate::campaign::{Axis, Spec};
+use crate::report::{ReportError, ReportOptions, check_target, publish_report};
 use anyhow::Context as _;
 use clap::Args;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-const DAY: f64 = 86_400.0;
-
-/// Set by Ctrl-C: no new run starts; finished runs stay cached.
-static STOP: AtomicBool = AtomicBool::new(false);
 
 #[derive(Debug, Args)]
 pub(crate) struct SpecArgs {
@@ -50,7 +42,7 @@ pub(crate) struct SpecArgs {
 
 /// What a report writes besides its tables.
 #[derive(Debug, Args, Clone, Copy)]
-pub(crate) struct ReportOptions {
+pub(crate) struct ReportArgsOptions {
     /// Also write every run's summary (hour of week, queue length, busy nodes,
     /// timeline, wait and bounded-slowdown histograms, per-user percentiles) as long CSV
     /// tables in summaries/ (about 1,000 rows per run).
@@ -64,182 +56,38 @@ pub(crate) struct ReportArgs {
     #[command(flatten)]
     spec: SpecArgs,
     #[command(flatten)]
-    options: ReportOptions,
+    options: ReportArgsOptions,
 }
 
-/// A spec with its grid, loaded workloads and planned runs.
-struct Prepared {
-    spec: Spec,
-    grid: Grid,
-    workloads: LoadedWorkloads,
-    planned: Vec<PlannedRun>,
+impl ReportArgsOptions {
+    fn to_options(self) -> ReportOptions {
+        ReportOptions {
+            summaries: self.summaries,
+        }
+    }
 }
 
 impl SpecArgs {
-    /// The spec, its grid, workloads and planned runs. `memos`: what loading does with
-    /// the cache's trace memos (a plan writes none, a run remembers the traces it
-    /// reads, a report also keys a missing trace's runs by them).
-    fn prepare(&self, memos: Memos<'_>, jobs: Jobs) -> anyhow::Result<Prepared> {
-        let (spec, grid) = load(&self.spec)?;
-        let mut dirs = Vec::new();
-        if let Some(d) = &self.trace_dir {
-            dirs.push((d.clone(), "--trace-dir"));
-        }
-        if let Some(d) = &spec.trace_dir {
-            dirs.push((d.clone(), "the spec's trace_dir"));
-        }
-        if let Some(d) = std::env::var_os(TRACE_DIR_ENV).filter(|d| !d.is_empty()) {
-            dirs.push((PathBuf::from(d), TRACE_DIR_ENV));
-        }
-        dirs.push((PathBuf::from("traces"), "default ./traces"));
-        let locator = TraceLocator::new(dirs.clone());
-        for (name, w) in &spec.workloads {
-            let Some(trace) = w.source.get().trace() else {
-                continue;
-            };
-            let Some(known) = archive_trace(trace) else {
-                continue;
-            };
-            if locator.locate(trace).is_ok() {
-                continue;
-            }
-            if self.fetch {
-                let base =
-                    std::env::var(ARCHIVE_URL_ENV).unwrap_or_else(|_| ARCHIVE_URL.to_string());
-                let dir = &dirs[0].0;
-                eprintln!(
-                    "workload {name}: downloading {} into {}",
-                    known.url(&base),
-                    dir.display()
-                );
-                fetch(known, &base, dir)?;
-            } else {
-                eprintln!(
-                    "workload {name}: trace {} is not in any trace directory; `--fetch` (or \
-                     `campaign trace fetch {}`) downloads it from the archive",
-                    known.name, known.name
-                );
-            }
-        }
-        let workloads = load_workloads(&spec, &locator, memos, jobs);
-        let planned = plan(&spec, &grid, &workloads);
-        Ok(Prepared {
-            spec,
-            grid,
-            workloads,
-            planned,
-        })
+    /// The campaign prepared (see [`prepare`]), notices on stderr.
+    fn prepare(
+        &self,
+        registry: &Registry,
+        memos: Memos<'_>,
+        jobs: Jobs,
+    ) -> anyhow::Result<Prepared> {
+        let inputs = Inputs {
+            spec: &self.spec,
+            trace_dir: self.trace_dir.as_deref(),
+            fetch: self.fetch,
+        };
+        Ok(prepare(inputs, registry, memos, jobs, &mut |n| {
+            note!("{n}")
+        })?)
     }
-}
 
-/// What the campaign is: its grids, workloads and notes. With `errors_below`, a
-/// workload that cannot load shows the first line of its error (the caller prints the
-/// whole of it once with the failed runs).
-fn header(
-    spec: &Spec,
-    grid: &Grid,
-    workloads: &LoadedWorkloads,
-    path: &Path,
-    errors_below: bool,
-) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "campaign   {} ({})", spec.name, path.display());
-    if let Some(d) = &spec.description {
-        let _ = writeln!(out, "           {d}");
+    pub(crate) fn out_dir(&self, spec: &Spec) -> PathBuf {
+        out_dir(spec, self.out.as_deref())
     }
-    // One factor per product dimension: a zip group counts once ("workload+platform 2").
-    for part in &grid.parts {
-        let axes: Vec<String> = part
-            .varied
-            .iter()
-            .enumerate()
-            .filter_map(
-                |(i, (a, n))| match part.zipped.iter().find(|g| g.contains(&i)) {
-                    None => Some(format!("{a} {n}")),
-                    Some(g) if g.iter().min() == Some(&i) => {
-                        let names: Vec<&str> = g.iter().map(|&k| part.varied[k].0.name()).collect();
-                        Some(format!("{} {n}", names.join("+")))
-                    }
-                    Some(_) => None,
-                },
-            )
-            .collect();
-        match &part.study {
-            Some(study) => {
-                let _ = writeln!(
-                    out,
-                    "study      {study}: {} = {} points",
-                    axes.join(" × "),
-                    part.points
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "grid       {} = {} points, {} excluded, {} included",
-                    axes.join(" × "),
-                    part.points,
-                    grid.excluded,
-                    grid.runs.iter().filter(|r| r.included).count()
-                );
-            }
-        }
-    }
-    if grid.parts.len() > 1 {
-        let _ = writeln!(
-            out,
-            "           {} points in all, {} excluded, {} included",
-            grid.points,
-            grid.excluded,
-            grid.runs.iter().filter(|r| r.included).count(),
-        );
-    }
-    let seeds = grid.runs.iter().filter(|r| r.seed > 0).count();
-    if seeds > 0 {
-        let _ = writeln!(
-            out,
-            "seeds      {seeds} seeded runs (shaken or replicated, one per seed), besides the seed-0 baselines of shaking"
-        );
-    }
-    for ((name, w), loads) in spec.workloads.iter().zip(workloads.variants()) {
-        // A replicated workload: its first replication, and how many there are.
-        let Some((seed, loaded)) = loads.first() else {
-            continue;
-        };
-        let replications = if w.seeds.is_empty() {
-            String::new()
-        } else {
-            format!(", seed {seed}; {} replications", loads.len())
-        };
-        match loaded {
-            Ok(lw) => {
-                let nodes = w.nodes.or(lw.recorded_nodes);
-                let _ = writeln!(
-                    out,
-                    "workload   {name}: {} ({} jobs, {}{replications})",
-                    lw.origin.describe(),
-                    lw.job_count(),
-                    nodes.map_or("no node count".to_string(), |n| format!("{n} nodes"))
-                );
-            }
-            Err(e) => {
-                // The first line; a run reports the whole message once with its
-                // failures, a plan prints it whole.
-                match (errors_below, e.split_once('\n')) {
-                    (true, Some((first, _))) => {
-                        let _ = writeln!(out, "workload   {name}: cannot load: {first} (below)");
-                    }
-                    _ => {
-                        let _ = writeln!(out, "workload   {name}: cannot load: {e}");
-                    }
-                }
-            }
-        }
-        if let Some(note) = &w.note {
-            let _ = writeln!(out, "           note: {note}");
-        }
-    }
-    out
 }
 
 /// Which runs a `plan` or `run` takes.
@@ -266,11 +114,7 @@ pub(crate) struct SelectArgs {
 impl SelectArgs {
     /// Which planned runs are selected: by `--only`, then `--shard`.
     fn select(&self, p: &Prepared) -> anyhow::Result<Vec<bool>> {
-        let selected = only(&p.spec, &p.grid, &self.only)?;
-        Ok(match self.shard {
-            Some(shard) => shard.select(&p.planned, &selected, &p.workloads),
-            None => selected,
-        })
+        Ok(p.select(&self.only, self.shard)?)
     }
 }
 
@@ -299,15 +143,20 @@ pub(crate) struct PlanArgs {
 }
 
 impl PlanArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        plan_command(&self.spec, &self.select, &self.show)
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        plan_command(registry, &self.spec, &self.select, &self.show)
     }
 }
 
 /// `campaign plan` (and `campaign run --dry-run`): what a run would do, running nothing.
 /// Exit code 1 if some selected run cannot run.
-fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow::Result<u8> {
-    let prepared = args.prepare(Memos::Ignore, Jobs::KeysOnly)?;
+fn plan_command(
+    registry: &Registry,
+    args: &SpecArgs,
+    select: &SelectArgs,
+    show: &ListArgs,
+) -> anyhow::Result<u8> {
+    let prepared = args.prepare(registry, Memos::Ignore, Jobs::KeysOnly)?;
     let selected = select.select(&prepared)?;
     let Prepared {
         spec,
@@ -328,7 +177,7 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
         print_stdout(&(serde_json::to_string_pretty(&list)? + "\n"))?;
         return Ok(code);
     }
-    let mut out = header(&spec, &grid, &workloads, &args.spec, false);
+    let mut out = describe(&spec, &grid, &workloads, &args.spec, false);
     // Runs with equal keys (a baseline shared by shake variants, a run two studies
     // both name) are one computation.
     write!(
@@ -353,387 +202,76 @@ fn plan_command(args: &SpecArgs, select: &SelectArgs, show: &ListArgs) -> anyhow
         write!(out, " (--force: cached runs recomputed)")?;
     }
     writeln!(out)?;
+    if c.corrupt > 0 {
+        writeln!(
+            out,
+            "           {} of the runs to compute have a corrupt cache entry (--list says why)",
+            c.corrupt
+        )?;
+    }
     if show.list {
         out.push('\n');
-        out.push_str(&run_table(&list));
+        out.push_str(&list.table());
     }
     print_stdout(&out)?;
     Ok(code)
 }
 
-/// The runs of a plan as an aligned text table: the label columns some run sets (not
-/// `default`), seed if any run has one, status and key; then why runs cannot run.
-fn run_table(list: &PlanList<'_>) -> String {
-    use ::campaign::campaign::spec::{COLUMNS, DEFAULT_VARIANT};
-    let mut header: Vec<String> = Vec::new();
-    let mut cells: Vec<Vec<String>> = list.runs.iter().map(|_| Vec::new()).collect();
-    if list.runs.iter().any(|r| r.labels.study.is_some()) {
-        header.push("study".into());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(r.labels.study.as_deref().unwrap_or("-").to_string());
-        }
-    }
-    for axis in COLUMNS {
-        let value = |r: &::campaign::campaign::listing::PlanEntry<'_>| {
-            r.labels.get(axis).unwrap_or("-").to_string()
-        };
-        if list
-            .runs
-            .iter()
-            .all(|r| matches!(r.labels.get(axis), None | Some(DEFAULT_VARIANT)))
-        {
-            continue;
-        }
-        header.push(axis.name().to_string());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(value(r));
-        }
-    }
-    if list.runs.iter().any(|r| r.labels.seed > 0) {
-        header.push("seed".into());
-        for (row, r) in cells.iter_mut().zip(&list.runs) {
-            row.push(r.labels.seed.to_string());
-        }
-    }
-    header.push("status".into());
-    header.push("key".into());
-    for (row, r) in cells.iter_mut().zip(&list.runs) {
-        row.push(r.status.name().to_string());
-        row.push(r.key.unwrap_or("-").to_string());
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            cells
-                .iter()
-                .map(|row| row[i].chars().count())
-                .chain([header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |row: &[String]| {
-        let padded: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
-        padded.join("  ").trim_end().to_string() + "\n"
-    };
-    let mut out = line(&header);
-    for row in &cells {
-        out.push_str(&line(row));
-    }
-    // Each distinct reason once.
-    let mut errors: Vec<&str> = list.runs.iter().filter_map(|r| r.error).collect();
-    errors.sort_unstable();
-    errors.dedup();
-    for e in errors {
-        out.push_str(&format!("cannot run: {e}\n"));
-    }
-    out
-}
-
-impl SpecArgs {
-    pub(crate) fn out_dir(&self, spec: &Spec) -> PathBuf {
-        self.out
-            .clone()
-            .unwrap_or_else(|| Path::new("results").join(&spec.name))
-    }
-}
-
 impl ReportArgs {
     /// `campaign report`: the outputs from the cache alone; runs not cached are
     /// reported as not run.
-    pub(crate) fn report(&self) -> anyhow::Result<u8> {
+    pub(crate) fn report(&self, registry: &Registry) -> anyhow::Result<u8> {
+        let stop = Stop::install();
         let cache = Cache::new(&self.spec.cache);
         let Prepared {
             spec,
             grid,
             workloads,
             planned,
-        } = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        eprint!(
+        } = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
+        note_raw!(
             "{}",
-            header(&spec, &grid, &workloads, &self.spec.spec, false)
+            describe(&spec, &grid, &workloads, &self.spec.spec, false)
         );
         let outcomes: Vec<Option<Outcome>> = planned.iter().map(|p| cached(p, &cache)).collect();
         let missing = outcomes.iter().filter(|o| o.is_none()).count();
         if missing > 0 {
-            eprintln!(
+            note!(
                 "{missing} of {} runs are not in the cache (reported as not run)",
                 planned.len()
             );
         }
         let dir = self.spec.out_dir(&spec);
-        print_stdout(&report(&spec, &planned, &outcomes, &dir, self.options)?)?;
+        match publish_report(
+            &spec,
+            &planned,
+            &outcomes,
+            &dir,
+            self.options.to_options(),
+            stop.flag(),
+        ) {
+            Ok(text) => print_stdout(&text)?,
+            Err(ReportError::Interrupted) => {
+                note!("interrupted: {}", ReportError::Interrupted);
+                return Ok(stop.exit_code().unwrap_or(EXIT_INTERRUPTED));
+            }
+            Err(e) => return Err(e.into()),
+        }
         Ok(if missing > 0 { EXIT_ERROR } else { EXIT_OK })
     }
 }
 
 /// A run's result from the cache alone (a corrupt entry is a warning and `None`).
 fn cached(p: &PlannedRun, cache: &Cache) -> Option<Outcome> {
-    match cache.get(p.key()?) {
-        Ok(record) => record.map(Outcome::Cached),
+    match runner::cached(p, cache) {
+        Ok(outcome) => outcome,
         Err(e) => {
-            eprintln!("warning: {e}");
+            note!("warning: {e}");
             None
         }
     }
-}
-
-/// Writes the report where it belongs and returns the text to print. A complete
-/// campaign (every run has a result) goes into `dir`, replacing the previous report
-/// and any partial one; an incomplete one (failed or interrupted runs) into
-/// `dir/partial`, leaving `dir`'s previous complete report as it was. Either way the
-/// files are written into a temporary directory beside their place and moved there
-/// once all are written, so a crash midway leaves the previous files whole.
-fn report(
-    spec: &Spec,
-    planned: &[PlannedRun],
-    outcomes: &[Option<Outcome>],
-    dir: &Path,
-    options: ReportOptions,
-) -> anyhow::Result<String> {
-    let complete = outcomes
-        .iter()
-        .all(|o| o.as_ref().is_some_and(|o| o.record().is_some()));
-    let target = if complete {
-        dir.to_path_buf()
-    } else {
-        dir.join(PARTIAL)
-    };
-    std::fs::create_dir_all(&target)
-        .with_context(|| format!("cannot create {}", target.display()))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".report-")
-        .tempdir_in(&target)
-        .with_context(|| format!("cannot write in {}", target.display()))?;
-    let mut text = write_report(spec, planned, outcomes, staging.path(), &target, options)?;
-    publish(staging.path(), &target)?;
-    if complete {
-        let partial = dir.join(PARTIAL);
-        if partial.is_dir() {
-            std::fs::remove_dir_all(&partial)
-                .with_context(|| format!("cannot remove {}", partial.display()))?;
-        }
-    } else {
-        writeln!(
-            text,
-            "incomplete campaign: this report is in {}; {} keeps the last complete one",
-            target.display(),
-            dir.display()
-        )?;
-    }
-    Ok(text)
-}
-
-/// Where an incomplete campaign's report goes, inside the output directory.
-const PARTIAL: &str = "partial";
-
-/// Moves every file under `from` to the same place under `to` (same file system: each
-/// file appears whole).
-fn publish(from: &Path, to: &Path) -> anyhow::Result<()> {
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
-    {
-        let entry = entry?;
-        let (source, dest) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type()?.is_dir() {
-            std::fs::create_dir_all(&dest)
-                .with_context(|| format!("cannot create {}", dest.display()))?;
-            publish(&source, &dest)?;
-        } else {
-            std::fs::rename(&source, &dest).with_context(|| {
-                format!("cannot move {} to {}", source.display(), dest.display())
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Writes runs.parquet, runs.csv and the tables into `dir` (their place is `shown`);
-/// returns the text to print: every table (Markdown) with the published values beside
-/// ours, or a per-run summary when the spec asks for no table.
-fn write_report(
-    spec: &Spec,
-    planned: &[PlannedRun],
-    outcomes: &[Option<Outcome>],
-    dir: &Path,
-    shown: &Path,
-    options: ReportOptions,
-) -> anyhow::Result<String> {
-    let runs: Vec<ReportRun<'_>> = planned
-        .iter()
-        .zip(outcomes)
-        .map(|(p, o)| ReportRun {
-            labels: &p.labels,
-            key: p.key(),
-            outcome: o.as_ref(),
-            seeded: spec.seeded(&p.run),
-            replicated: spec.replicated(&p.run),
-        })
-        .collect();
-    let mut df = runs_frame(&runs)?;
-    let provenance = [
-        ("campaign_version", env!("CARGO_PKG_VERSION").to_string()),
-        (
-            "semantics_version",
-            ::campaign::run::SEMANTICS_VERSION.to_string(),
-        ),
-        ("spec", spec.file.clone()),
-        ("spec_name", spec.name.clone()),
-    ];
-    write_runs(&mut df, dir, &provenance)?;
-    let summaries = options.summaries && write_summaries(&runs, dir)?;
-    let (mut long, wide, mut seeds) = shaking_frames(&runs)?;
-    let shaken = long.height() > 0;
-    if shaken {
-        write_csv(&mut long, &dir.join("shaking.csv"))?;
-        write_csv(&mut seeds, &dir.join("shaking-seeds.csv"))?;
-    }
-    let mut out = String::new();
-    let mut tables = Vec::with_capacity(spec.tables.len());
-    for t in &spec.tables {
-        let mut table = build_table(&df, &wide, t)?;
-        write_table(&mut table, &dir.join("tables"))?;
-        writeln!(out, "{}\n", table.title.as_deref().unwrap_or(&table.name))?;
-        writeln!(out, "{}", markdown(&table.header, &table.rows))?;
-        if let Some((header, rows)) = &table.comparison {
-            writeln!(
-                out,
-                "{} beside ours{}:\n",
-                table.title.as_deref().unwrap_or(&table.name),
-                table
-                    .expected_source
-                    .as_ref()
-                    .map_or(String::new(), |s| format!(" (published: {s})"))
-            )?;
-            writeln!(out, "{}", markdown(header, rows))?;
-        }
-        tables.push(table);
-    }
-    let figures = campaign_figures(spec, &runs);
-    let statuses = ["ok", "failed", "not run"].map(|status| {
-        let n = outcomes
-            .iter()
-            .filter(|o| match o {
-                None => status == "not run",
-                Some(o) if o.record().is_some() => status == "ok",
-                Some(_) => status == "failed",
-            })
-            .count();
-        (status, n)
-    });
-    let page = PageInfo {
-        name: &spec.name,
-        description: spec.description.as_deref(),
-        spec_file: &spec.file,
-        counts: statuses.to_vec(),
-    };
-    let drawn = write_html(dir, &page, &tables, &figures)?;
-    if spec.tables.is_empty() {
-        out.push_str(&summary(planned, outcomes)?);
-    }
-    writeln!(
-        out,
-        "outputs in {} (report.html with {drawn} figure{}, runs.parquet, runs.csv{}{}{})",
-        shown.display(),
-        if drawn == 1 { "" } else { "s" },
-        if summaries { ", summaries/" } else { "" },
-        if shaken {
-            ", shaking.csv, shaking-seeds.csv"
-        } else {
-            ""
-        },
-        if spec.tables.is_empty() {
-            ""
-        } else {
-            ", tables/"
-        }
-    )?;
-    Ok(out)
-}
-
-/// The labels beyond the summary's columns, where set: study, transform, shake and seed.
-fn more_labels(l: &::campaign::campaign::Labels) -> String {
-    let default = ::campaign::campaign::spec::DEFAULT_VARIANT;
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(s) = &l.study {
-        parts.push(format!("study {s}"));
-    }
-    if &l[Axis::Transform] != default {
-        parts.push(format!("transform {}", &l[Axis::Transform]));
-    }
-    if &l[Axis::Shake] != default {
-        parts.push(format!("shake {} seed {}", &l[Axis::Shake], l.seed));
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" [{}]", parts.join(", "))
-    }
-}
-
-/// One line per run: labels and the main metrics.
-fn summary(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> anyhow::Result<String> {
-    let mut out = String::new();
-    writeln!(
-        out,
-        "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} {:>10} {:>10} {:>10} {:>10} {:>9} {:>11}",
-        "workload",
-        "experiment",
-        "sched",
-        "platform",
-        "semantics",
-        "replay",
-        "makespan",
-        "wait mean",
-        "wait max",
-        "late mean",
-        "relative",
-        "additional"
-    )?;
-    for (p, o) in planned.iter().zip(outcomes) {
-        let l = &p.labels;
-        write!(
-            out,
-            "{:<10} {:<12} {:<8} {:<8} {:<10} {:<8} ",
-            &l[Axis::Workload],
-            l.experiment.as_deref().unwrap_or("-"),
-            &l[Axis::Scheduler],
-            &l[Axis::Platform],
-            &l[Axis::Semantics],
-            &l[Axis::Replay]
-        )?;
-        match o.as_ref().and_then(Outcome::record) {
-            Some(r) => {
-                let m = &r.metrics;
-                let opt = |v: Option<f64>, d: usize| v.map_or("-".into(), |v| format!("{v:.d$}"));
-                writeln!(
-                    out,
-                    "{:>10.2} {:>10.3} {:>10.2} {:>10.2} {:>9} {:>11}{}",
-                    m.makespan / DAY,
-                    m.wait_mean / DAY,
-                    m.wait_max / DAY,
-                    r.lateness.mean_s / DAY,
-                    opt(r.lateness.relative, 3),
-                    opt(r.lateness.additional_s, 2),
-                    more_labels(l)
-                )?;
-            }
-            None => writeln!(
-                out,
-                "{:>10}{}",
-                o.as_ref().map_or("not run", Outcome::status),
-                more_labels(l)
-            )?,
-        }
-    }
-    writeln!(
-        out,
-        "(makespan, waits and mean lateness in days; additional lateness in seconds)"
-    )?;
-    Ok(out)
 }
 
 #[derive(Debug, Args)]
@@ -748,7 +286,7 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     show: DryRunListArgs,
     #[command(flatten)]
-    report: ReportOptions,
+    report: ReportArgsOptions,
     /// Stop dispatching runs at the first failure (runs under way finish and are
     /// cached); exit code 1.
     #[arg(long)]
@@ -813,7 +351,7 @@ impl Progress {
         match e {
             Event::Warning(w) => match &self.bar {
                 Some(bar) => bar.println(format!("warning: {w}")),
-                None => eprintln!("warning: {w}"),
+                None => note!("warning: {w}"),
             },
             Event::Finished { outcome, .. } => {
                 s.0 += 1;
@@ -833,9 +371,10 @@ impl Progress {
                     s.3 = Instant::now();
                     let elapsed = self.start.elapsed().as_secs_f64();
                     let eta = elapsed / s.0 as f64 * (self.total - s.0) as f64;
-                    eprintln!(
+                    note!(
                         "[{:>6}/{}] {msg}, {elapsed:.1} s elapsed, about {eta:.0} s left",
-                        s.0, self.total
+                        s.0,
+                        self.total
                     );
                 }
             }
@@ -844,16 +383,27 @@ impl Progress {
 }
 
 impl RunArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         if self.dry_run {
             let show = ListArgs {
                 list: self.show.list,
                 format: self.show.format,
             };
-            return plan_command(&self.spec, &self.select, &show);
+            return plan_command(registry, &self.spec, &self.select, &show);
         }
+        let stop = Stop::install();
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Remember(&cache), Jobs::Loaded)?;
+        // The cache must be writable before hours of computing, not after.
+        cache
+            .check_writable()
+            .with_context(|| format!("cannot write the cache {}", cache.dir().display()))?;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Remember(&cache), Jobs::Loaded)?;
+        if let Some(code) = stop.exit_code() {
+            note!("interrupted before any run started");
+            return Ok(code);
+        }
         let selected = self.select.select(&prepared)?;
         let Prepared {
             spec,
@@ -865,43 +415,33 @@ impl RunArgs {
         // A shard writes no report.
         let out_dir = self.spec.out_dir(&spec);
         if self.select.shard.is_none() {
-            std::fs::create_dir_all(&out_dir)
-                .and_then(|()| tempfile::tempfile_in(&out_dir).map(drop))
+            check_target(&out_dir)
                 .with_context(|| format!("cannot write outputs in {}", out_dir.display()))?;
         }
         // Temporary files of writers killed more than an hour ago.
         let swept = cache.sweep_stale(Duration::from_secs(3600));
         if swept > 0 {
-            eprintln!("cache: removed {swept} temporary files left by interrupted writers");
+            note!("cache: removed {swept} temporary files left by interrupted writers");
         }
-        let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed));
-        eprint!(
+        note_raw!(
             "{}",
-            header(&spec, &grid, &workloads, &self.spec.spec, true)
+            describe(&spec, &grid, &workloads, &self.spec.spec, true)
         );
-        let chosen: Vec<PlannedRun> = planned
-            .iter()
-            .zip(&selected)
-            .filter(|(_, s)| **s)
-            .map(|(p, _)| p.clone())
-            .collect();
+        let chosen = selected.iter().filter(|s| **s).count();
         if let Some(shard) = self.select.shard {
-            eprintln!("shard {shard}: {} of {} runs", chosen.len(), planned.len());
-        } else if chosen.len() < planned.len() {
-            eprintln!(
-                "--only: {} of {} runs selected",
-                chosen.len(),
-                planned.len()
-            );
+            note!("shard {shard}: {chosen} of {} runs", planned.len());
+        } else if chosen < planned.len() {
+            note!("--only: {chosen} of {} runs selected", planned.len());
         }
         let threads = self
             .jobs
             .filter(|&n| n > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        let progress = Progress::new(chosen.len());
+        let progress = Progress::new(chosen);
         let started = Instant::now();
-        let mut ran = execute(
-            &chosen,
+        let outcomes = execute_selected(
+            &planned,
+            &selected,
             &workloads,
             &cache,
             ExecOptions {
@@ -911,20 +451,14 @@ impl RunArgs {
                 fail_fast: self.fail_fast,
                 unchecked: !spec.check,
             },
-            &STOP,
+            stop.flag(),
             &|e| progress.event(e),
-        )?
-        .into_iter();
+        )?;
         let elapsed = started.elapsed().as_secs_f64();
-        // Back to every run of the campaign: the unselected ones are `None` here.
-        let outcomes: Vec<Option<Outcome>> = selected
-            .iter()
-            .map(|&s| if s { ran.next().flatten() } else { None })
-            .collect();
 
         let summary = RunSummary::new(&spec.name, &planned, &selected, &outcomes, elapsed, threads);
         let counts = summary.counts;
-        eprintln!(
+        note!(
             "{} runs computed in {elapsed:.1} s ({:.1} runs/s, threads: {threads}), {} from \
              the cache",
             counts.computed,
@@ -938,8 +472,17 @@ impl RunArgs {
         }
 
         if self.select.shard.is_some() {
-            return Ok(self.failures(&planned, &outcomes, counts));
+            return Ok(self.failures(&planned, &outcomes, counts, &stop));
         }
+        // Stopped during the runs (a signal, or --fail-fast): the report of what
+        // finished is still written (under partial/; a signal then ends the process at
+        // once). A first signal during the report phase stops its publication instead.
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let report_stop = if stop.flag().load(std::sync::atomic::Ordering::SeqCst) {
+            &never
+        } else {
+            stop.flag()
+        };
 
         // The report covers the whole campaign: the runs --only left out come from the
         // cache, or are reported as not run.
@@ -957,14 +500,24 @@ impl RunArgs {
             unselected_missing += usize::from(o.is_none());
         }
         if unselected_missing > 0 {
-            eprintln!(
+            note!(
                 "{unselected_missing} runs not selected by --only are not in the cache \
                  (reported as not run)"
             );
         }
-        print_stdout(&report(&spec, &planned, &reported, &out_dir, self.report)?)?;
-
-        Ok(self.failures(&planned, &reported, counts))
+        match publish_report(
+            &spec,
+            &planned,
+            &reported,
+            &out_dir,
+            self.report.to_options(),
+            report_stop,
+        ) {
+            Ok(text) => print_stdout(&text)?,
+            Err(ReportError::Interrupted) => note!("interrupted: {}", ReportError::Interrupted),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(self.failures(&planned, &reported, counts, &stop))
     }
 
     /// Reports the failed runs (one message per distinct cause) and what was not run;
@@ -973,7 +526,8 @@ impl RunArgs {
         &self,
         planned: &[PlannedRun],
         outcomes: &[Option<Outcome>],
-        counts: ::campaign::campaign::listing::RunCounts,
+        counts: crate::campaign::listing::RunCounts,
+        stop: &Stop,
     ) -> u8 {
         let failed: Vec<(&PlannedRun, &str)> = planned
             .iter()
@@ -995,10 +549,10 @@ impl RunArgs {
         const SHOWN: usize = 3;
         for (cause, runs) in &causes {
             let n = runs.len();
-            eprintln!("failed ({n} run{}): {cause}", if n == 1 { "" } else { "s" });
+            note!("failed ({n} run{}): {cause}", if n == 1 { "" } else { "s" });
             for p in runs.iter().take(SHOWN) {
                 let l = &p.labels;
-                eprintln!(
+                note!(
                     "  {} {} {} {} {} {}{}",
                     &l[Axis::Workload],
                     l.experiment.as_deref().unwrap_or("-"),
@@ -1010,24 +564,35 @@ impl RunArgs {
                 );
             }
             if n > SHOWN {
-                eprintln!("  … and {} more", n - SHOWN);
+                note!("  … and {} more", n - SHOWN);
             }
         }
         if counts.failed > 0 {
-            eprintln!("{} of {} runs failed", counts.failed, counts.total);
+            note!("{} of {} runs failed", counts.failed, counts.total);
+        }
+        if let Some(code) = stop.exit_code() {
+            if counts.not_run > 0 {
+                note!(
+                    "interrupted: {} of {} runs not started (finished runs are cached)",
+                    counts.not_run,
+                    counts.total
+                );
+            }
+            return code;
         }
         if counts.not_run > 0 {
             if self.fail_fast && counts.failed > 0 {
-                eprintln!(
+                note!(
                     "stopped at the first failure (--fail-fast): {} runs not started \
                      (finished runs are cached)",
                     counts.not_run
                 );
                 return EXIT_ERROR;
             }
-            eprintln!(
+            note!(
                 "interrupted: {} of {} runs not started (finished runs are cached)",
-                counts.not_run, counts.total
+                counts.not_run,
+                counts.total
             );
             return EXIT_INTERRUPTED;
         }
@@ -1048,131 +613,70 @@ pub(crate) struct StatusArgs {
     /// Also count per shard of N (as `campaign run --shard K/N` splits the runs).
     #[arg(long, value_name = "N")]
     shards: Option<usize>,
-}
-
-/// A distinct run's state in the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Cached,
-    Failed,
-    Missing,
+    /// Read every cached entry whole and check its content against its hash, as `run`
+    /// does when it takes it (without it, each entry's header and length are checked).
+    #[arg(long)]
+    verify: bool,
 }
 
 impl StatusArgs {
     /// `campaign status`: how many distinct runs are cached, failed (with their errors)
     /// and missing, in all and per shard; exit code 0 only when every run is cached.
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
-        use std::collections::HashMap;
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         if self.shards == Some(0) {
             anyhow::bail!("--shards must be at least 1");
         }
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
-        let Prepared {
-            spec,
-            workloads,
-            planned,
-            ..
-        } = &prepared;
-        // Distinct keys of the selected runs, in plan order; runs that cannot run.
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut keys: Vec<&str> = Vec::new();
-        let mut cannot_run: Vec<&PlannedRun> = Vec::new();
-        for (p, _) in planned.iter().zip(&selected).filter(|(_, s)| **s) {
-            match p.key() {
-                Some(k) => {
-                    index.entry(k).or_insert_with(|| {
-                        keys.push(k);
-                        keys.len() - 1
-                    });
-                }
-                None => cannot_run.push(p),
-            }
-        }
-        let cached = cache.contains_each(&keys);
-        let mut errors: Vec<(String, usize)> = Vec::new();
-        let states: Vec<State> = keys
-            .iter()
-            .zip(&cached)
-            .map(|(k, &c)| {
-                if c {
-                    return State::Cached;
-                }
-                match cache.failure(k) {
-                    Some(f) => {
-                        match errors.iter_mut().find(|(e, _)| *e == f.error) {
-                            Some((_, n)) => *n += 1,
-                            None => errors.push((f.error, 1)),
-                        }
-                        State::Failed
-                    }
-                    None => State::Missing,
-                }
-            })
-            .collect();
-        let mut totals = [0usize; 3];
-        for &s in &states {
-            totals[s as usize] += 1;
-        }
-        let [done, failed, missing] = totals;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
+        let selected = prepared.select(&self.only, None)?;
+        let st = status(&prepared, &selected, &cache, self.shards, self.verify);
+        let t = st.total;
         let mut out = String::new();
         writeln!(
             out,
             "campaign   {} ({}; cache {})",
-            spec.name,
+            prepared.spec.name,
             self.spec.spec.display(),
             cache.dir().display()
         )?;
         writeln!(
             out,
-            "runs       {} distinct: {done} cached, {failed} failed, {missing} missing; {} \
-             cannot run",
-            keys.len(),
-            cannot_run.len()
+            "runs       {} distinct: {} cached, {} corrupt, {} failed, {} missing; {} cannot run",
+            t.runs,
+            t.cached,
+            t.corrupt,
+            t.failed,
+            t.missing,
+            st.cannot_run.len()
         )?;
-        // The partition weighs runs by their workloads' job counts, which a trace known
-        // only from the cache's memos does not give.
-        let recalled = workloads.variants().flatten().any(|(_, w)| {
-            w.as_ref()
-                .is_ok_and(|w| matches!(w.origin, ::campaign::workload::Origin::Remembered { .. }))
-        });
-        if self.shards.is_some() && recalled {
+        if let Some(why) = st.shards_not_counted {
+            writeln!(out, "shards     not counted: {why}")?;
+        }
+        for (k, c) in st.shards.iter().flatten().enumerate() {
+            let shard = Shard {
+                index: k + 1,
+                count: self.shards.unwrap_or(1),
+            };
             writeln!(
                 out,
-                "shards     not counted: a trace is not found (its runs are keyed from the \
-                 cache's memos), and the shards' partition weighs the traces' job counts; \
-                 give --trace-dir"
+                "shard {shard:<5}{:>6} distinct: {} cached, {} corrupt, {} failed, {} missing",
+                c.runs, c.cached, c.corrupt, c.failed, c.missing
             )?;
         }
-        if let Some(n) = self.shards.filter(|_| !recalled) {
-            // Per shard: its distinct runs, then how many are cached, failed, missing.
-            let mut per_shard = vec![[0usize; 4]; n];
-            let mut counted = vec![false; keys.len()];
-            let shard_of = shards(planned, &selected, workloads, n);
-            for (p, shard) in planned.iter().zip(shard_of) {
-                let (Some(shard), Some(&i)) = (shard, p.key().and_then(|k| index.get(k))) else {
-                    continue;
-                };
-                if !std::mem::replace(&mut counted[i], true) {
-                    per_shard[shard][0] += 1;
-                    per_shard[shard][1 + states[i] as usize] += 1;
-                }
-            }
-            for (k, [runs, cached, failed, missing]) in per_shard.into_iter().enumerate() {
-                let shard = Shard {
-                    index: k + 1,
-                    count: n,
-                };
-                writeln!(
-                    out,
-                    "shard {shard:<5}{runs:>6} distinct: {cached} cached, {failed} failed, \
-                     {missing} missing"
-                )?;
-            }
-        }
         const SHOWN: usize = 10;
-        for (error, n) in errors.iter().take(SHOWN) {
+        for (path, why) in st.corrupt.iter().take(SHOWN) {
+            writeln!(
+                out,
+                "corrupt    {} ({why}): will be recomputed",
+                path.display()
+            )?;
+        }
+        if st.corrupt.len() > SHOWN {
+            writeln!(out, "corrupt    … and {} more", st.corrupt.len() - SHOWN)?;
+        }
+        for (error, n) in st.errors.iter().take(SHOWN) {
             let first = error.lines().next().unwrap_or_default();
             writeln!(
                 out,
@@ -1180,15 +684,15 @@ impl StatusArgs {
                 if *n == 1 { "" } else { "s" }
             )?;
         }
-        if errors.len() > SHOWN {
-            writeln!(out, "failed: … and {} more errors", errors.len() - SHOWN)?;
+        if st.errors.len() > SHOWN {
+            writeln!(out, "failed: … and {} more errors", st.errors.len() - SHOWN)?;
         }
-        for p in cannot_run.iter().take(3) {
+        for p in st.cannot_run.iter().take(3) {
             if let Err(e) = &p.description {
                 writeln!(out, "cannot run: {}", e.lines().next().unwrap_or_default())?;
             }
         }
-        let complete = failed == 0 && missing == 0 && cannot_run.is_empty();
+        let complete = st.complete();
         writeln!(out, "{}", if complete { "complete" } else { "incomplete" })?;
         print_stdout(&out)?;
         Ok(if complete { EXIT_OK } else { EXIT_ERROR })
@@ -1211,10 +715,12 @@ impl ExplainArgs {
     /// `campaign explain`: for each selected run, its labels, the canonical encoding of
     /// its resolved description (the bytes whose blake3 is its key), the key, and
     /// whether the cache has it.
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         let cache = Cache::new(&self.spec.cache);
-        let prepared = self.spec.prepare(Memos::Recall(&cache), Jobs::KeysOnly)?;
-        let selected = only(&prepared.spec, &prepared.grid, &self.only)?;
+        let prepared = self
+            .spec
+            .prepare(registry, Memos::Recall(&cache), Jobs::KeysOnly)?;
+        let selected = prepared.select(&self.only, None)?;
         let chosen: Vec<&PlannedRun> = prepared
             .planned
             .iter()
@@ -1229,7 +735,7 @@ impl ExplainArgs {
             if let Some(s) = &l.study {
                 labels.push(format!("study={s}"));
             }
-            for axis in ::campaign::campaign::spec::COLUMNS {
+            for axis in crate::campaign::spec::COLUMNS {
                 if let Some(v) = l.get(axis) {
                     labels.push(format!("{}={v}", axis.name()));
                 }
@@ -1239,15 +745,24 @@ impl ExplainArgs {
             match &p.description {
                 Err(e) => writeln!(out, "cannot run {}", e.lines().next().unwrap_or_default())?,
                 Ok((d, key)) => {
+                    for (part, what) in d.parts() {
+                        writeln!(out, "{part:<10} {what}")?;
+                    }
                     let canonical = String::from_utf8_lossy(&d.canonical()).into_owned();
                     writeln!(out, "encoding   {canonical}")?;
                     writeln!(out, "key        blake3(encoding) = {key}")?;
-                    let state = if cache.contains(key) {
-                        format!("cached ({})", cache.path(key).display())
-                    } else if let Some(f) = cache.failure(key) {
-                        format!("failed: {}", f.error.lines().next().unwrap_or_default())
-                    } else {
-                        "not cached".to_string()
+                    let state = match cache.check(key) {
+                        Lookup::Cached => format!("cached ({})", cache.path(key).display()),
+                        Lookup::Corrupt(why) => format!(
+                            "corrupt ({}: {why}): will be recomputed",
+                            cache.path(key).display()
+                        ),
+                        Lookup::Missing => match cache.failure(key) {
+                            Some(f) => {
+                                format!("failed: {}", f.error.lines().next().unwrap_or_default())
+                            }
+                            None => "not cached".to_string(),
+                        },
                     };
                     writeln!(out, "cache      {state}")?;
                 }
@@ -1262,6 +777,92 @@ impl ExplainArgs {
             )?;
         }
         print_stdout(&out)?;
+        Ok(EXIT_OK)
+    }
+}
+
+/// `campaign cache …`: the result cache.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum CacheCommand {
+    /// Remove every cache entry (and failure record) that none of the given specs
+    /// reaches: results of older versions of an implementation or of the engine, of
+    /// specs edited since, of other campaigns. --dry-run only counts them.
+    Prune(PruneArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PruneArgs {
+    /// The campaign specs whose runs to keep (every run of each, all seeds).
+    #[arg(required = true, value_name = "SPEC")]
+    specs: Vec<PathBuf>,
+    /// A directory holding traces (searched first, as for `campaign run`).
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+    /// The result cache.
+    #[arg(long, value_name = "DIR", default_value = "results/cache")]
+    cache: PathBuf,
+    /// Count what would be removed, removing nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+impl CacheCommand {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        match self {
+            CacheCommand::Prune(args) => args.run(registry),
+        }
+    }
+}
+
+impl PruneArgs {
+    fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        let cache = Cache::new(&self.cache);
+        anyhow::ensure!(
+            cache.dir().is_dir(),
+            "cache {} is not a directory",
+            cache.dir().display()
+        );
+        // Every spec is prepared before anything is removed: a spec that does not read
+        // removes nothing.
+        let mut prepared = Vec::new();
+        for spec in &self.specs {
+            let inputs = Inputs {
+                spec,
+                trace_dir: self.trace_dir.as_deref(),
+                fetch: false,
+            };
+            let p = prepare(
+                inputs,
+                registry,
+                Memos::Recall(&cache),
+                Jobs::KeysOnly,
+                &mut |n| note!("{n}"),
+            )
+            .with_context(|| format!("{}", spec.display()))?;
+            prepared.push(p);
+        }
+        let keep: std::collections::HashSet<&str> = prepared
+            .iter()
+            .flat_map(|p| p.planned.iter().filter_map(PlannedRun::key))
+            .collect();
+        let pruned = cache.prune(&keep, self.dry_run)?;
+        let verb = if self.dry_run {
+            "would remove"
+        } else {
+            "removed"
+        };
+        print_stdout(&format!(
+            "cache {}: {verb} {} entries and {} failure records ({:.1} MB); {} entries kept \
+             ({} distinct runs in {} spec{})\n",
+            cache.dir().display(),
+            pruned.entries,
+            pruned.failures,
+            pruned.bytes as f64 / 1e6,
+            pruned.kept,
+            keep.len(),
+            self.specs.len(),
+            if self.specs.len() == 1 { "" } else { "s" }
+        ))?;
         Ok(EXIT_OK)
     }
 }

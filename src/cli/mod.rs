@@ -1,6 +1,30 @@
-//! The command line: clap argument types that turn themselves into library calls. The
-//! library never sees clap or stdout; this module (private to the binary) and `main.rs`
-//! are the edge.
+//! The command line: clap argument types that turn themselves into library calls.
+//! [`main_with`] is the whole command line over a [`Registry`]; the `campaign` binary
+//! is that call with the built-ins, and a lab's own binary is the same call with its
+//! implementations registered (see `examples/custom_scheduler.rs`). The rest of the
+//! library never sees clap or stdout: this module is the edge.
+
+/// Writes a line to standard error without ever panicking (a full disk, a closed
+/// pipe): see [`write_err`].
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::cli::write_err(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes text to standard error as is, without ever panicking.
+macro_rules! note_raw {
+    ($($arg:tt)*) => {
+        $crate::cli::write_err(format_args!($($arg)*))
+    };
+}
+
+/// Writes a line to standard output without ever panicking: see [`print_stdout`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let _ = $crate::cli::print_stdout(&format!("{}\n", format_args!($($arg)*)));
+    }};
+}
 
 mod campaign;
 mod model;
@@ -8,30 +32,51 @@ mod output;
 mod sessions;
 mod simulate;
 mod slurm;
+mod stop;
 mod trace;
 
-use ::campaign::Choice;
-use ::campaign::workload::{
+use crate::registry::Family;
+use crate::workload::{
     Calendar, CleaningError, CleaningPolicy, CleaningReport, LoadedWorkload, Origin, RequestedTime,
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter,
     TRACE_DIR_ENV, TraceLocator, WaitPolicy, WorkloadSource,
 };
+use crate::{Choice, Registry};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Exit codes.
-pub(crate) const EXIT_OK: u8 = 0;
-/// Bad input, missing file, failed run.
-pub(crate) const EXIT_ERROR: u8 = 1;
-/// Bad command line (clap's own code).
-pub(crate) const EXIT_USAGE: u8 = 2;
-/// `--check` found broken invariants.
-pub(crate) const EXIT_CHECK_FAILED: u8 = 3;
-/// Stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the shell's
-/// convention.
-pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: bad input, missing file, failed run.
+pub const EXIT_ERROR: u8 = 1;
+/// Exit code: bad command line (clap's own code).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code: `--check` found broken invariants.
+pub const EXIT_CHECK_FAILED: u8 = 3;
+/// Exit code: stopped by Ctrl-C (SIGINT) before every run was done: 128 + 2, the
+/// shell's convention (SIGTERM: 143).
+pub const EXIT_INTERRUPTED: u8 = 130;
+/// Exit code: standard output or standard error could not be written (a full disk);
+/// the work itself was done (results are cached). sysexits' EX_IOERR.
+pub const EXIT_OUTPUT: u8 = 74;
+
+/// Set when a write to standard output or standard error failed (other than a reader
+/// closing its pipe).
+static OUTPUT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to standard error, never panicking: a failure is remembered (the command
+/// then exits with [`EXIT_OUTPUT`]), a closed pipe is ignored.
+pub(crate) fn write_err(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    if let Err(e) = err.write_fmt(args).and_then(|()| err.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        OUTPUT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -61,6 +106,9 @@ enum Command {
     /// For the selected runs: the resolved parameters as encoded for the cache key, the
     /// key, and whether the cache has the run.
     Explain(campaign::ExplainArgs),
+    /// The result cache: prune what no spec reaches any more.
+    #[command(subcommand)]
+    Cache(campaign::CacheCommand),
     /// Write (and with --submit, submit) a campaign as a Slurm job array of shards over
     /// a shared cache, with a report job after it.
     Slurm(Box<slurm::SlurmArgs>),
@@ -85,20 +133,67 @@ enum Command {
     },
 }
 
-/// Runs the command line; the whole of `main`.
-pub(crate) fn main() -> ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    // The version names the semantics version too: results (and cache keys) are those
-    // of that version.
+/// The command line with `registry`'s implementations: the value lists and help of
+/// the options that name a scheduler, replay model or workload model come from it.
+pub fn command(registry: &Registry) -> clap::Command {
+    use clap::CommandFactory;
+    // The version names the engine version too: results (and cache keys) are those of
+    // that version (and of each implementation's own).
     let version = format!(
-        "{} (semantics version {})",
+        "{} (engine version {})",
         env!("CARGO_PKG_VERSION"),
-        ::campaign::run::SEMANTICS_VERSION
+        crate::run::ENGINE_VERSION
     );
-    // Built once per process; clap wants it for the whole run.
+    // clap keeps the version for the whole run; a process builds one command line.
     let version: &'static str = Box::leak(version.into_boxed_str());
-    let parsed = Cli::command()
+    let schedulers = registry.schedulers.clone();
+    let replays = registry.replays.clone();
+    let models = registry.models.clone();
+    Cli::command()
         .version(version)
+        .mut_subcommand("simulate", |c| {
+            c.mut_arg("scheduler", |a| {
+                let help = config_help(&schedulers, "'{ kind = \"easy\", prediction_window = 5 }'");
+                a.value_parser(ConfigParser(schedulers)).help(help)
+            })
+            .mut_arg("replay", |a| {
+                let help = config_help(
+                    &replays,
+                    "'{ model = \"feedback\", delimiter = \"last\", threshold = 30 }'",
+                );
+                a.value_parser(ConfigParser(replays)).help(help)
+            })
+        })
+        .mut_subcommand("generate", |c| {
+            c.mut_arg("model", |a| {
+                let help = config_help(&models, "'{ model = \"feitelson\", version = \"1996\" }'");
+                a.value_parser(ConfigParser(models)).help(help)
+            })
+        })
+}
+
+/// The help of an option naming one of `family`: each kind with its help line, the
+/// shorthands, and an inline-table example.
+fn config_help<S: ?Sized + 'static>(family: &Family<S>, example: &str) -> String {
+    let kinds: Vec<String> = family
+        .kinds()
+        .map(|a| format!("{} ({})", a.kind, a.help))
+        .collect();
+    format!(
+        "The {}: {}; written as {}, or an inline table, e.g. {example}",
+        family.what(),
+        kinds.join("; "),
+        family.spellings()
+    )
+}
+
+/// Runs the whole command line with `registry`'s implementations: parses the
+/// arguments, runs the command and returns its exit code. The `campaign` binary is
+/// `main_with(Registry::builtin())`; a lab's binary registers its own implementations
+/// first.
+pub fn main_with(registry: Registry) -> ExitCode {
+    use clap::FromArgMatches;
+    let parsed = command(&registry)
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m));
     let cli = match parsed {
@@ -108,49 +203,60 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { EXIT_USAGE } else { EXIT_OK });
         }
     };
+    let registry = &registry;
     let result = match cli.command {
-        Command::Plan(args) => args.run(),
-        Command::Run(args) => args.run(),
-        Command::Report(args) => args.report(),
-        Command::Status(args) => args.run(),
-        Command::Explain(args) => args.run(),
-        Command::Slurm(args) => args.run(),
-        Command::Simulate(args) => args.run(),
+        Command::Plan(args) => args.run(registry),
+        Command::Run(args) => args.run(registry),
+        Command::Report(args) => args.report(registry),
+        Command::Status(args) => args.run(registry),
+        Command::Explain(args) => args.run(registry),
+        Command::Cache(cmd) => cmd.run(registry),
+        Command::Slurm(args) => args.run(registry),
+        Command::Simulate(args) => args.run(registry),
         Command::Sessions(args) => args.run(),
         Command::Trace(cmd) => cmd.run(),
-        Command::Generate(args) => args.run(),
+        Command::Generate(args) => args.run(registry),
         Command::Model(cmd) => cmd.run(),
-        Command::Completions { shell } => completions(shell),
+        Command::Completions { shell } => completions(shell, registry),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
+    let code = match result {
+        Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
+            note!("error: {e:#}");
+            EXIT_ERROR
         }
+    };
+    if code == EXIT_OK && OUTPUT_FAILED.load(std::sync::atomic::Ordering::SeqCst) {
+        return ExitCode::from(EXIT_OUTPUT);
     }
+    ExitCode::from(code)
 }
 
 /// `campaign completions SHELL`: the completion script of the whole command line.
-fn completions(shell: clap_complete::Shell) -> anyhow::Result<u8> {
-    use clap::CommandFactory;
+fn completions(shell: clap_complete::Shell, registry: &Registry) -> anyhow::Result<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "campaign", &mut script);
+    clap_complete::generate(shell, &mut command(registry), "campaign", &mut script);
     print_stdout(&String::from_utf8_lossy(&script))?;
     Ok(EXIT_OK)
 }
 
-/// Writes a report to standard output. A reader that stops early (`campaign … | head`)
-/// closes the pipe: that ends the output quietly instead of failing.
-fn print_stdout(text: &str) -> std::io::Result<()> {
+/// Writes a report to standard output, never panicking. A reader that stops early
+/// (`campaign … | head`) closes the pipe: that ends the output quietly. Any other
+/// failure (a full disk) is said on standard error, and the command exits with
+/// [`EXIT_OUTPUT`].
+pub(crate) fn print_stdout(text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
     {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        result => result,
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            OUTPUT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+            note!("error: cannot write standard output: {e}");
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 
@@ -190,7 +296,7 @@ struct LoadedTrace {
 impl TraceSource {
     /// The workload source these arguments name, with `cleaning`.
     fn source(&self, cleaning: &CleaningPolicy) -> WorkloadSource {
-        WorkloadSource::Trace(::campaign::workload::TraceSource {
+        WorkloadSource::Trace(crate::workload::TraceSource {
             trace: self.trace.clone(),
             cleaning: cleaning.clone(),
             lenient: self.lenient,
@@ -213,7 +319,7 @@ impl TraceSource {
             anyhow::bail!("{} is not a trace", self.trace);
         };
         if skipped_lines > 0 {
-            eprintln!(
+            note!(
                 "warning: skipped {skipped_lines} malformed lines of {} (--lenient)",
                 path.display()
             );
@@ -294,53 +400,39 @@ impl CleaningArgs {
     }
 }
 
-/// A clap parser for a typed configuration (a scheduler, a replay model): its `FromStr`
-/// (a name, a shorthand or an inline table), listing `names` in `--help`.
-#[derive(Clone)]
-struct ConfigParser<T> {
-    names: &'static [&'static str],
-    marker: std::marker::PhantomData<fn() -> T>,
-}
+/// A clap parser for an option naming one of a family's implementations (a name, a
+/// shorthand or an inline table): it checks the text against the family (so that a
+/// mistyped name is a usage error naming the valid ones) and keeps the text, which the
+/// command reads with the same family.
+struct ConfigParser<S: ?Sized>(Family<S>);
 
-fn config<T>(names: &'static [&'static str]) -> ConfigParser<T> {
-    ConfigParser {
-        names,
-        marker: std::marker::PhantomData,
+impl<S: ?Sized> Clone for ConfigParser<S> {
+    fn clone(&self) -> ConfigParser<S> {
+        ConfigParser(self.0.clone())
     }
 }
 
-impl<T> TypedValueParser for ConfigParser<T>
-where
-    T: std::str::FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Display,
-{
-    type Value = T;
+impl<S: ?Sized + 'static> TypedValueParser for ConfigParser<S> {
+    type Value = String;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<T, clap::Error> {
+    ) -> Result<String, clap::Error> {
         let text = value.to_string_lossy();
-        text.parse::<T>().map_err(|e| {
-            let what = arg.map_or(String::new(), |a| a.to_string());
-            clap::Error::raw(
-                clap::error::ErrorKind::ValueValidation,
-                format!("invalid value {text:?} for {what}: {e}\n"),
-            )
-            .with_cmd(cmd)
-        })
-    }
-
-    fn possible_values(
-        &self,
-    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        Some(Box::new(
-            self.names
-                .iter()
-                .map(|n| clap::builder::PossibleValue::new(*n)),
-        ))
+        match self.0.parse(&text) {
+            Ok(_) => Ok(text.into_owned()),
+            Err(e) => {
+                let what = arg.map_or(String::new(), |a| a.to_string());
+                Err(clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("invalid value {text:?} for {what}: {e}\n"),
+                )
+                .with_cmd(cmd))
+            }
+        }
     }
 }
 

@@ -1,18 +1,17 @@
 //! `campaign generate` and `campaign model …`: workload models.
 
-use super::{EXIT_OK, config};
-use ::campaign::swf::write_swf_path;
-use ::campaign::workload::{MODEL_WALLTIME_FACTOR, SyntheticSource, WorkloadModel};
+use super::EXIT_OK;
+use crate::Registry;
+use crate::swf::write_swf_path;
+use crate::workload::{MODEL_WALLTIME_FACTOR, SyntheticSource};
 use clap::Args;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub(crate) struct GenerateArgs {
-    /// The model: jann97, feitelson or lublin03 with their published parameters, or an
-    /// inline table with parameters, e.g. '{ model = "feitelson", version = "1996" }'
-    /// (every parameter: README, "Workload models").
-    #[arg(value_name = "MODEL", value_parser = config::<WorkloadModel>(WorkloadModel::NAMES))]
-    model: WorkloadModel,
+    /// The model (its help lists the registered ones).
+    #[arg(value_name = "MODEL")]
+    model: String,
     /// Jobs to generate (every repetition counts).
     #[arg(long, default_value_t = 10_000)]
     jobs: u32,
@@ -31,22 +30,24 @@ pub(crate) struct GenerateArgs {
 }
 
 impl GenerateArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
+        let model = registry
+            .models
+            .parse(&self.model)
+            .map_err(anyhow::Error::msg)?;
         let source = SyntheticSource {
-            jobs: self.jobs,
-            nodes: self.nodes,
             seed: self.seed,
             walltime_factor: self.walltime_factor,
-            model: self.model.clone(),
+            ..SyntheticSource::new(model, self.jobs, self.nodes)
         };
         let trace = source.generate().map_err(anyhow::Error::msg)?;
         write_swf_path(&trace, &self.out)?;
         let last = trace.records.iter().map(|r| r.submit).max().unwrap_or(0);
-        eprintln!(
+        note!(
             "{}: {} jobs of {} on {} nodes, seed {}, submitted over {:.1} days",
             self.out.display(),
             trace.records.len(),
-            self.model.name(),
+            source.model.name(),
             self.nodes,
             self.seed,
             last as f64 / 86_400.0
@@ -120,12 +121,10 @@ pub(crate) struct FitArgs {
 
 impl FitArgs {
     fn run(&self) -> anyhow::Result<u8> {
-        use ::campaign::swf::{ParseOptions, read_path};
-        use ::campaign::time::Time;
-        use ::campaign::workload::model::jann97::{
-            Classes, Service, TraceJob, fit_trace, format_fits,
-        };
-        use ::campaign::workload::{Calendar, TRACE_DIR_ENV, TraceLocator};
+        use crate::swf::{ParseOptions, read_path};
+        use crate::time::Time;
+        use crate::workload::model::jann97::{Classes, Service, TraceJob, fit_trace, format_fits};
+        use crate::workload::{Calendar, TRACE_DIR_ENV, TraceLocator};
         let FitModel::Jann97 = self.model;
         let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
         let locator = TraceLocator::standard(self.source.trace_dir.clone(), env);
@@ -191,7 +190,7 @@ impl FitArgs {
 /// The fits as CSV: one row per class and quantity (interarrival, service).
 fn write_fits_csv(
     path: &std::path::Path,
-    rows: &[::campaign::workload::model::jann97::ClassFit],
+    rows: &[crate::workload::model::jann97::ClassFit],
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
     super::output::write_file(path, |out| {

@@ -1,11 +1,11 @@
 //! Rendering results: the metrics table, the per-job CSV (Batsim's `_jobs.csv`
 //! columns, read by evalys), and the simulated schedule as SWF.
 
-use ::campaign::allocation::Allocation;
-use ::campaign::metrics::{Lateness, SchedulingMetrics, UserLateness};
-use ::campaign::sim::{JobRecord, JobState};
-use ::campaign::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
-use ::campaign::workload::Workload;
+use crate::allocation::Allocation;
+use crate::metrics::{Lateness, SchedulingMetrics, UserLateness};
+use crate::sim::{JobRecord, JobState};
+use crate::swf::{SwfHeader, SwfRecord, SwfTrace, write_swf_path};
+use crate::workload::Workload;
 use anyhow::Context as _;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -106,7 +106,7 @@ pub(crate) fn write_file(
     path: &Path,
     body: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    ::campaign::atomic::write_new(path, body).with_context(|| format!("writing {}", path.display()))
+    crate::atomic::write_new(path, body).with_context(|| format!("writing {}", path.display()))
 }
 
 /// One row per user: jobs and lateness (seconds; empty where undefined).
@@ -209,7 +209,7 @@ pub(crate) fn write_schedule_swf(
     path: &Path,
     workload: &Workload,
     records: &[JobRecord],
-    platform: ::campaign::platform::Platform,
+    platform: crate::platform::Platform,
     notes: &[String],
 ) -> anyhow::Result<()> {
     let mut header = workload.header.clone();
@@ -219,11 +219,7 @@ pub(crate) fn write_schedule_swf(
     header.set("MaxProcs", &platform.nodes.to_string());
     let first = records.iter().map(|r| r.submit).min();
     let last = records.iter().map(|r| r.finish.unwrap_or(r.submit)).max();
-    match (
-        ::campaign::workload::Calendar::of(&workload.header),
-        first,
-        last,
-    ) {
+    match (crate::workload::Calendar::of(&workload.header), first, last) {
         (Ok(calendar), Some(first), Some(last)) => {
             header.set("StartTime", &calendar.archive_format(first));
             header.set("EndTime", &calendar.archive_format(last));
@@ -241,7 +237,7 @@ pub(crate) fn write_schedule_swf(
         .into_iter()
         .map(|i| (&workload.jobs()[i], &records[i]))
         .map(|(job, r)| {
-            let secs = |t: ::campaign::time::Time| t.round_secs();
+            let secs = |t: crate::time::Time| t.round_secs();
             let mut out = SwfRecord {
                 submit: secs(r.submit),
                 alloc_procs: i64::from(r.size),

@@ -2,12 +2,12 @@
 
 use super::output::write_file;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, choice, print_stdout};
-use ::campaign::quantile::quantile;
-use ::campaign::replay::{
+use crate::quantile::quantile;
+use crate::replay::{
     BatchGraph, BatchStats, Delimitation, Delimiter, GraphStats, ReplayError, SessionGraph,
     ThinkTimeStats,
 };
-use ::campaign::workload::trace_name;
+use crate::workload::trace_name;
 use clap::Args;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -58,7 +58,7 @@ fn spread(values: impl Iterator<Item = f64>) -> [f64; 4] {
 
 fn summary(stats: &GraphStats) -> serde_json::Value {
     let u = &stats.users;
-    let row = |f: &dyn Fn(&::campaign::replay::UserGraphStats) -> f64| {
+    let row = |f: &dyn Fn(&crate::replay::UserGraphStats) -> f64| {
         let [min, median, p90, max] = spread(u.iter().map(f));
         json!({ "min": min, "median": median, "p90": p90, "max": max })
     };

@@ -4,17 +4,17 @@ use super::output::{
     lateness_table, metrics_table, write_jobs_csv, write_schedule_swf, write_users_csv,
 };
 use super::{
-    CleaningArgs, EXIT_CHECK_FAILED, EXIT_OK, Format, LoadedTrace, TraceSource, choice, config,
+    CleaningArgs, EXIT_CHECK_FAILED, EXIT_ERROR, EXIT_OK, Format, LoadedTrace, TraceSource, choice,
     print_stdout,
 };
-use ::campaign::allocation::assign_nodes;
-use ::campaign::platform::{Platform, PlatformChange};
-use ::campaign::replay::ReplayModel;
-use ::campaign::run::RunRequest;
-use ::campaign::sched::SchedulerConfig;
-use ::campaign::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
-use ::campaign::sim::{Semantics, WalltimePolicy, WalltimeScaling};
-use ::campaign::workload::trace_name;
+use crate::Registry;
+use crate::allocation::assign_nodes;
+use crate::platform::{Platform, PlatformChange};
+use crate::run::RunRequest;
+use crate::sched::SchedulerConfig;
+use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
+use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
+use crate::workload::trace_name;
 use anyhow::Context as _;
 use clap::Args;
 use serde_json::json;
@@ -47,12 +47,9 @@ pub(crate) struct SimulateArgs {
         allow_hyphen_values = true
     )]
     node_factor: f64,
-    /// fcfs: strict first-come-first-served; easy: EASY backfilling (both rules);
-    /// conservative: conservative backfilling (a reservation for every job); recorded:
-    /// the trace's own schedule. Or an inline table, e.g. '{ kind = "easy",
-    /// prediction_window = 5 }'.
-    #[arg(long, default_value = "easy", value_name = "SCHEDULER", value_parser = config::<SchedulerConfig>(SchedulerConfig::NAMES))]
-    scheduler: SchedulerConfig,
+    /// The scheduler (its help lists the registered ones).
+    #[arg(long, default_value = "easy", value_name = "SCHEDULER")]
+    scheduler: String,
     /// Jobs running past their requested time: killed at it, or run to completion.
     #[arg(long, default_value_t, value_parser = choice::<WalltimePolicy>())]
     walltime: WalltimePolicy,
@@ -60,17 +57,9 @@ pub(crate) struct SimulateArgs {
     /// (scale), or scaled like it on slower nodes only and kept on faster ones (stretch).
     #[arg(long, default_value_t, value_parser = choice::<WalltimeScaling>())]
     walltime_scaling: WalltimeScaling,
-    /// Replay model: rigid (recorded submit times), a0, a60 (feedback, sessions cut at
-    /// inter-arrival gaps over 0 or 60 minutes), or feedback:DELIM:MINUTES[:DEPS] with
-    /// DELIM arrival|last|max and DEPS reduced (default: the paper's session graph) or
-    /// all (every depends-on pair); Zakay & Feitelson's user models over batches:
-    /// adjusted, distribution, fluid (default parameters; README); preceding (each job
-    /// with a preceding job, SWF fields 17/18, submitted its think time after that job
-    /// ends: Feitelson's repeated runs); or an inline table,
-    /// e.g. '{ model = "feedback", delimiter = "last", threshold = 30 }' or
-    /// '{ model = "fluid", continuation = false }'.
+    /// The replay model (its help lists the registered ones).
     #[arg(long, default_value = "rigid", value_name = "MODEL")]
-    replay: ReplayModel,
+    replay: String,
     /// Write one row per user (jobs and mean, relative and additional lateness) to this
     /// CSV file.
     #[arg(long, value_name = "FILE.csv")]
@@ -210,25 +199,24 @@ impl SimulateArgs {
 
 impl SimulateArgs {
     /// The scheduler with `--prediction-window` set as its `prediction_window`.
-    fn scheduler(&self) -> anyhow::Result<SchedulerConfig> {
+    fn scheduler(&self, registry: &Registry) -> anyhow::Result<SchedulerConfig> {
+        let family = &registry.schedulers;
+        let scheduler = family.parse(&self.scheduler).map_err(anyhow::Error::msg)?;
         let Some(k) = self.prediction_window else {
-            return Ok(self.scheduler.clone());
+            return Ok(scheduler);
         };
-        let mut table = toml::Table::try_from(&self.scheduler)?;
+        let mut table = scheduler.to_table(family.tag()).unwrap_or_default();
         table.insert("prediction_window".into(), i64::from(k).into());
-        toml::Value::Table(table)
-            .try_into()
-            .map_err(|e: toml::de::Error| {
-                anyhow::anyhow!(
-                    "--prediction-window {k}: scheduler {} takes no prediction window ({})",
-                    self.scheduler.name(),
-                    e.message().trim()
-                )
-            })
+        family.from_value(toml::Value::Table(table)).map_err(|e| {
+            anyhow::anyhow!(
+                "--prediction-window {k}: scheduler {} takes no prediction window ({e})",
+                scheduler.name(),
+            )
+        })
     }
 
     /// What the command line asks for, as a campaign's grid run asks it.
-    fn request(&self) -> anyhow::Result<RunRequest> {
+    fn request(&self, registry: &Registry) -> anyhow::Result<RunRequest> {
         let shake = self.shake_config()?;
         Ok(RunRequest {
             // A node count is checked by the platform's own rule.
@@ -237,26 +225,29 @@ impl SimulateArgs {
                 .map(|n| Platform::new(n, 1.0).map(|p| p.nodes))
                 .transpose()?,
             change: PlatformChange::new(self.speed, self.node_factor)?,
-            scheduler: self.scheduler()?,
+            scheduler: self.scheduler(registry)?,
             semantics: Semantics {
                 walltime: self.walltime,
                 walltime_scaling: self.walltime_scaling,
             },
-            replay: self.replay.clone(),
+            replay: registry
+                .replays
+                .parse(&self.replay)
+                .map_err(anyhow::Error::msg)?,
             transform: self.transform()?,
             seed: self.seed.unwrap_or(u64::from(shake.is_some())),
             shake,
         })
     }
 
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &Registry) -> anyhow::Result<u8> {
         for out in [&self.jobs_out, &self.users_out, &self.swf_out]
             .into_iter()
             .flatten()
         {
             super::output::check_writable(out)?;
         }
-        let request = self.request()?;
+        let request = self.request(registry)?;
         let LoadedTrace {
             loaded,
             path,
@@ -288,7 +279,7 @@ impl SimulateArgs {
             write_jobs_csv(out, &name, records, &allocation)?;
             if allocation.overcommitted > 0 {
                 let n = allocation.overcommitted;
-                eprintln!(
+                note!(
                     "note: {n} job{} started with too few nodes free (the {} scheduler \
                      ignores capacity); in {} they hold ids from {nodes} upward, beyond \
                      the platform",
@@ -306,10 +297,10 @@ impl SimulateArgs {
                 "{}, {scheduler}, replay {replay}",
                 path.file_name().unwrap_or_default().to_string_lossy()
             );
-            let figures = ::campaign::report::run_figures(&result.summary, &what);
-            ::campaign::report::write_svgs(dir, &figures)
+            let figures = crate::report::run_figures(&result.summary, &what);
+            crate::report::write_svgs(dir, &figures)
                 .with_context(|| format!("--plot {}", dir.display()))?;
-            eprintln!("{} figures in {}", figures.len(), dir.display());
+            note!("{} figures in {}", figures.len(), dir.display());
         }
         if let Some(out) = &self.swf_out {
             let notes = [format!(
@@ -382,8 +373,8 @@ impl SimulateArgs {
                     policy.runtime,
                     policy.requested_time,
                     match &policy.status {
-                        ::campaign::workload::StatusFilter::All => "all".to_string(),
-                        ::campaign::workload::StatusFilter::Only(s) => format!("{s:?}"),
+                        crate::workload::StatusFilter::All => "all".to_string(),
+                        crate::workload::StatusFilter::Only(s) => format!("{s:?}"),
                     }
                 )?;
                 if !policy.requested_time_source.is_recorded() {
@@ -456,9 +447,20 @@ impl SimulateArgs {
         print_stdout(&out)?;
         if !violations.is_empty() {
             for v in violations.iter().take(20) {
-                eprintln!("violation: {v}");
+                note!("violation: {v}");
             }
             return Ok(EXIT_CHECK_FAILED);
+        }
+        let jobs = &result.metrics.jobs;
+        if jobs.total > 0 && jobs.rejected == jobs.total {
+            note!(
+                "error: every one of the {} jobs was rejected (each is wider than the \
+                 platform's {} nodes): nothing ran, and the metrics are undefined; give \
+                 --nodes or a larger --node-factor",
+                jobs.total,
+                result.platform.nodes
+            );
+            return Ok(EXIT_ERROR);
         }
         Ok(EXIT_OK)
     }

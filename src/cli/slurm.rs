@@ -49,12 +49,12 @@ fn quoted(path: &Path) -> String {
 }
 
 impl SlurmArgs {
-    pub(crate) fn run(&self) -> anyhow::Result<u8> {
+    pub(crate) fn run(&self, registry: &crate::Registry) -> anyhow::Result<u8> {
         if self.shards == 0 || self.cpus_per_task == 0 || self.max_parallel == Some(0) {
             bail!("--shards, --cpus-per-task and --max-parallel must be at least 1");
         }
         // The spec must be valid before a cluster spends anything on it.
-        let (spec, _) = ::campaign::campaign::load(&self.spec.spec)?;
+        let (spec, _) = crate::campaign::load(&self.spec.spec, registry)?;
         let absolute = |p: &Path| {
             std::path::absolute(p).with_context(|| format!("cannot resolve {}", p.display()))
         };
@@ -77,7 +77,7 @@ impl SlurmArgs {
         if let Some(t) = &self.spec.trace_dir {
             write!(common, " --trace-dir {}", quoted(&absolute(t)?))?;
         }
-        let trace_env = std::env::var_os(::campaign::workload::TRACE_DIR_ENV)
+        let trace_env = std::env::var_os(crate::workload::TRACE_DIR_ENV)
             .filter(|d| !d.is_empty())
             .map(|d| absolute(Path::new(&d)))
             .transpose()?;
@@ -109,12 +109,7 @@ impl SlurmArgs {
         let tail = |s: &mut String, command: &str| -> anyhow::Result<()> {
             writeln!(s, "set -eu")?;
             if let Some(d) = &trace_env {
-                writeln!(
-                    s,
-                    "export {}={}",
-                    ::campaign::workload::TRACE_DIR_ENV,
-                    quoted(d)
-                )?;
+                writeln!(s, "export {}={}", crate::workload::TRACE_DIR_ENV, quoted(d))?;
             }
             writeln!(s, "exec {} {command} {common}", quoted(&binary))?;
             Ok(())
@@ -151,14 +146,14 @@ impl SlurmArgs {
             write_file(path, |f| std::io::Write::write_all(f, text.as_bytes()))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
-        println!(
+        outln!(
             "wrote {} ({n} shards) and {}; logs in {}",
             shards_path.display(),
             report_path.display(),
             logs.display()
         );
         if !self.submit {
-            println!(
+            outln!(
                 "submit: array=$(sbatch --parsable {}) && sbatch --dependency=afterany:$array {}",
                 shards_path.display(),
                 report_path.display()
@@ -168,7 +163,7 @@ impl SlurmArgs {
         let array = sbatch(&[], &shards_path)?;
         let after = format!("--dependency=afterany:{array}");
         let report_job = sbatch(&[&after], &report_path)?;
-        println!("submitted job array {array} ({n} shards) and report job {report_job} after it");
+        outln!("submitted job array {array} ({n} shards) and report job {report_job} after it");
         Ok(EXIT_OK)
     }
 }

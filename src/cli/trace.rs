@@ -2,9 +2,9 @@
 
 use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
-use ::campaign::metrics::recorded_metrics;
-use ::campaign::platform::Platform;
-use ::campaign::workload::{
+use crate::metrics::recorded_metrics;
+use crate::platform::Platform;
+use crate::workload::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, FetchError, TRACE_DIR_ENV, TraceLocator, archive_trace,
     fetch, sha256_hex, trace_name,
 };
@@ -54,16 +54,16 @@ impl FetchArgs {
             let trace = archive_trace(name).ok_or_else(|| FetchError::Unknown(name.clone()))?;
             let target = dir.join(trace.file_name());
             if target.is_file() && sha256_hex(&std::fs::read(&target)?) == trace.gz_sha256 {
-                eprintln!(
+                note!(
                     "{}: already in {} (checksum verified)",
                     trace.name,
                     dir.display()
                 );
                 continue;
             }
-            eprintln!("{}: downloading {}", trace.name, trace.url(&base));
+            note!("{}: downloading {}", trace.name, trace.url(&base));
             let path = fetch(trace, &base, &dir)?;
-            eprintln!("{}: {} (sha256 verified)", trace.name, path.display());
+            note!("{}: {} (sha256 verified)", trace.name, path.display());
         }
         Ok(EXIT_OK)
     }

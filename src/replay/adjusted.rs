@@ -32,6 +32,13 @@ impl Default for AdjustedConfig {
     }
 }
 
+impl crate::registry::Implementation for AdjustedConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "adjusted",
+        "batches paced by their recorded think and inter-arrival times (Zakay & Feitelson 2013, §VII-A)",
+    );
+}
+
 impl super::ReplaySetup for AdjustedConfig {
     fn submitter(
         &self,

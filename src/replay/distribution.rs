@@ -157,9 +157,19 @@ impl DistributionConfig {
     /// Each user's working pattern under replay seed `seed` (calendar from the
     /// workload's header), as (user id, pattern) in increasing user id order: what the
     /// model draws before replaying.
-    pub fn workers(&self, workload: &Workload, seed: u64) -> Result<Vec<(i64, Worker)>, ReplayError> {
+    pub fn workers(
+        &self,
+        workload: &Workload,
+        seed: u64,
+    ) -> Result<Vec<(i64, Worker)>, ReplayError> {
         let calendar = Calendar::of(&workload.header);
-        let (graph, model) = self.build(workload, ReplayContext { seed, calendar: &calendar })?;
+        let (graph, model) = self.build(
+            workload,
+            ReplayContext {
+                seed,
+                calendar: &calendar,
+            },
+        )?;
         Ok(graph
             .sessions
             .users
@@ -168,6 +178,13 @@ impl DistributionConfig {
             .zip(model.workers)
             .collect())
     }
+}
+
+impl crate::registry::Implementation for DistributionConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "distribution",
+        "batches paced by day/night workers who continue with a probability falling with response time (§VII-B)",
+    );
 }
 
 impl super::ReplaySetup for DistributionConfig {
@@ -343,7 +360,10 @@ mod tests {
         // Monday 18:00 (the end) → Tuesday 8:00.
         assert_eq!(day.next_active(0, h(18.0)), h(24.0 + 8.0));
         // Friday 19:00 → next Monday 8:00.
-        assert_eq!(day.next_active(0, h(4.0 * 24.0 + 19.0)), h(7.0 * 24.0 + 8.0));
+        assert_eq!(
+            day.next_active(0, h(4.0 * 24.0 + 19.0)),
+            h(7.0 * 24.0 + 8.0)
+        );
         let mut night = model(Worker {
             day: false,
             weekdays: false,
@@ -356,7 +376,10 @@ mod tests {
         let t = h(7.0 * 24.0 + 3.0);
         assert_eq!(night.next_active(0, t), t);
         // Monday 7:00 of the next week → Saturday 16:30.
-        assert_eq!(night.next_active(0, h(7.0 * 24.0 + 7.0)), h(12.0 * 24.0 + 16.5));
+        assert_eq!(
+            night.next_active(0, h(7.0 * 24.0 + 7.0)),
+            h(12.0 * 24.0 + 16.5)
+        );
     }
 
     /// The remembered period gives what a fresh lookup gives, for times in increasing
@@ -364,13 +387,27 @@ mod tests {
     #[test]
     fn remembered_periods_answer_as_fresh_lookups() {
         for worker in [
-            Worker { day: true, weekdays: true, shift: h(0.75) },
-            Worker { day: false, weekdays: false, shift: h(-0.25) },
+            Worker {
+                day: true,
+                weekdays: true,
+                shift: h(0.75),
+            },
+            Worker {
+                day: false,
+                weekdays: false,
+                shift: h(-0.25),
+            },
         ] {
             let mut remembering = model(worker);
-            let times: Vec<Time> = (0..21 * 24 * 60 / 17).map(|k| h(k as f64 * 17.0 / 60.0)).collect();
+            let times: Vec<Time> = (0..21 * 24 * 60 / 17)
+                .map(|k| h(k as f64 * 17.0 / 60.0))
+                .collect();
             for &t in times.iter().chain(times.iter().rev().step_by(50)) {
-                assert_eq!(remembering.next_active(0, t), model(worker).next_active(0, t), "{t}");
+                assert_eq!(
+                    remembering.next_active(0, t),
+                    model(worker).next_active(0, t),
+                    "{t}"
+                );
             }
         }
     }

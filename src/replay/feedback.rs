@@ -46,9 +46,9 @@
 //! the session that just finished completes the prefix, so its D is in the maximum).
 
 use super::{Delimitation, Dependencies, ReplayError, SessionGraph};
-use crate::workload::Workload;
 use crate::sim::{JobIdx, JobState, Submitter};
 use crate::time::Time;
+use crate::workload::Workload;
 
 /// `{ model = "feedback", delimiter = "arrival"|"last"|"max", threshold = MINUTES,
 /// dependencies = "reduced"|"all" }` (dependencies default `reduced`; the threshold is
@@ -89,6 +89,87 @@ impl From<FeedbackConfig> for FeedbackFields {
             threshold: c.delimitation.threshold_minutes(),
             dependencies: c.dependencies,
         }
+    }
+}
+
+impl FeedbackConfig {
+    /// The paper's presets: `a0` and `a60` are arrival delimitation at 0 and 60
+    /// minutes.
+    pub fn arrival(minutes: i64) -> FeedbackConfig {
+        FeedbackConfig {
+            delimitation: Delimitation {
+                delimiter: super::Delimiter::Arrival,
+                threshold: Time::from_secs(minutes * 60),
+            },
+            dependencies: Dependencies::Reduced,
+        }
+    }
+}
+
+impl crate::registry::Implementation for FeedbackConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "feedback",
+        "replay with feedback over each user's sessions (Madon et al. 2024)",
+    );
+    /// A delimitation must be given.
+    const NAME_ALONE: bool = false;
+    const SHORTHANDS: &'static str =
+        "a0, a60, feedback:DELIM:MINUTES[:DEPS] (DELIM arrival|last|max, DEPS reduced|all)";
+
+    /// `a0`, `a60`, or `feedback:DELIM:MINUTES[:DEPS]` with DELIM arrival|last|max and
+    /// DEPS reduced|all.
+    fn from_shorthand(s: &str) -> Option<Result<FeedbackConfig, String>> {
+        match s {
+            "a0" => return Some(Ok(FeedbackConfig::arrival(0))),
+            "a60" => return Some(Ok(FeedbackConfig::arrival(60))),
+            _ => {}
+        }
+        let rest = s.strip_prefix("feedback:")?;
+        let unknown = || {
+            format!(
+                "unknown replay model {s:?}: write feedback:DELIM:MINUTES[:DEPS] with DELIM \
+                 arrival|last|max and DEPS reduced|all (e.g. feedback:last:30)"
+            )
+        };
+        let parse = || -> Result<FeedbackConfig, String> {
+            let mut parts = rest.split(':');
+            let delimiter: super::Delimiter = parts
+                .next()
+                .ok_or_else(unknown)?
+                .parse()
+                .map_err(|_| unknown())?;
+            let minutes = parts.next().ok_or_else(unknown)?;
+            let minutes: f64 = minutes
+                .parse()
+                .map_err(|_| ReplayError::BadThreshold(minutes.to_string()).to_string())?;
+            let delimitation = Delimitation::new(delimiter, minutes).map_err(|e| e.to_string())?;
+            let dependencies = match parts.next() {
+                None => Dependencies::Reduced,
+                Some(d) => d.parse().map_err(|_| unknown())?,
+            };
+            if parts.next().is_some() {
+                return Err(unknown());
+            }
+            Ok(FeedbackConfig {
+                delimitation,
+                dependencies,
+            })
+        };
+        Some(parse())
+    }
+
+    /// `a0`, `a60`, `feedback:last:30`, `feedback:arrival:0:all`.
+    fn shorthand(&self) -> Option<String> {
+        let minutes = self.delimitation.threshold_minutes();
+        Some(match (self.delimitation.delimiter, self.dependencies) {
+            (super::Delimiter::Arrival, Dependencies::Reduced)
+                if minutes == 0.0 || minutes == 60.0 =>
+            {
+                format!("a{minutes}")
+            }
+            (_, Dependencies::Reduced) => format!("feedback:{}", self.delimitation),
+            (_, deps) => format!("feedback:{}:{deps}", self.delimitation),
+        })
     }
 }
 

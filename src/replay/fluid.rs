@@ -92,6 +92,13 @@ impl FluidConfig {
     }
 }
 
+impl crate::registry::Implementation for FluidConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "fluid",
+        "batches flowing between each user's recorded, recycled sessions (§VII-C)",
+    );
+}
+
 impl super::ReplaySetup for FluidConfig {
     fn submitter(
         &self,

@@ -5,25 +5,31 @@
 //! the command line, campaign specs and the cache key spell it; each model is one file
 //! with its configuration type (implementing [`ReplaySetup`]).
 
+mod adjusted;
 mod batches;
 mod behaviour;
+mod distribution;
+mod feedback;
+mod fluid;
 mod next_batch;
+mod preceding;
+mod rigid;
 mod sessions;
 mod stats;
 
 pub use crate::sim::Submitter;
-pub use adjusted::Adjusted;
+pub use adjusted::{Adjusted, AdjustedConfig};
 pub use batches::{
     Batch, BatchDeps, BatchDoc, BatchEntryDoc, BatchGraph, BatchStats, BatchSummary, Spread,
     UserBatchDoc, UserBatchStats,
 };
 pub use behaviour::Continuation;
-pub use distribution::{Distribution, Worker};
-pub use feedback::Feedback;
-pub use fluid::{Fluid, FluidDelays, Sessions};
+pub use distribution::{Distribution, DistributionConfig, Worker};
+pub use feedback::{Feedback, FeedbackConfig};
+pub use fluid::{Fluid, FluidConfig, FluidDelays, Sessions};
 pub use next_batch::{NextBatch, Release, Released, UserModel};
-pub use preceding::Preceding;
-pub use rigid::Rigid;
+pub use preceding::{Preceding, PrecedingConfig};
+pub use rigid::{Rigid, RigidConfig};
 pub use sessions::{
     Delimitation, Delimiter, Edge, EdgeDoc, GraphDoc, Session, SessionDoc, SessionGraph,
     UserGraphDoc, UserSessions,
@@ -31,10 +37,9 @@ pub use sessions::{
 pub use stats::{GraphStats, ThinkTimeStats, UserGraphStats};
 
 use crate::choice::choice;
-use crate::registry::registry;
+use crate::registry::{Configured, Entry, Family, Implementation, RegistryError};
 use crate::workload::{Calendar, CalendarError, Workload};
 use std::fmt;
-use std::str::FromStr;
 
 choice! {
     /// Which dependency edges feedback replay follows, each with its own think time.
@@ -64,8 +69,9 @@ pub struct ReplayContext<'a> {
 }
 
 /// What a replay model's configuration does: build the submitter for a workload.
-/// Implemented by each replay model's configuration type.
-pub trait ReplaySetup: fmt::Debug {
+/// Implemented by each replay model's parameter type, which also implements
+/// [`Implementation`] and is registered in a [`ReplayModels`] family.
+pub trait ReplaySetup: fmt::Debug + Send + Sync {
     /// The submitter for `workload`.
     fn submitter(
         &self,
@@ -84,34 +90,51 @@ pub trait ReplaySetup: fmt::Debug {
     }
 }
 
-registry! {
-    /// A replay model with its parameters: a table tagged by `model`, e.g.
-    /// `{ model = "feedback", delimiter = "last", threshold = 30 }`, or a shorthand
-    /// (`rigid`, `a0`, `a60`, `feedback:last:30`; see [`ReplayModel::from_str`]). Adding
-    /// a replay model is a file with its configuration type (implementing
-    /// [`ReplaySetup`]) and one line here.
-    pub enum ReplayModel("replay model", tag = "model"): ReplaySetup {
-        /// Recorded submit times.
-        rigid::Rigid(RigidConfig) => "rigid",
-        /// Replay with feedback over sessions (Madon et al. 2024).
-        feedback::Feedback(FeedbackConfig) => "feedback",
-        /// Batches paced by their recorded think and inter-arrival times (Zakay &
-        /// Feitelson 2013, §VII-A).
-        adjusted::Adjusted(AdjustedConfig) => "adjusted",
-        /// Batches paced by day/night and weekday/weekend workers who continue a
-        /// session with a probability that falls with response time (§VII-B).
-        distribution::Distribution(DistributionConfig) => "distribution",
-        /// Batches flowing between each user's recorded (recycled) sessions (§VII-C).
-        fluid::Fluid(FluidConfig) => "fluid",
-        /// Each job with a preceding job (SWF fields 17 and 18) submitted its think time
-        /// after that job ends in the simulation (Feitelson's repeated runs).
-        preceding::Preceding(PrecedingConfig) => "preceding",
+/// The registered replay models.
+pub type ReplayModels = Family<dyn ReplaySetup>;
+
+/// A replay model with its parameters: a table tagged by `model`, e.g.
+/// `{ model = "feedback", delimiter = "last", threshold = 30 }`, or a shorthand
+/// (`rigid`, `a0`, `a60`, `feedback:last:30`), read by [`ReplayModels::parse`].
+pub type ReplayModel = Configured<dyn ReplaySetup>;
+
+impl Family<dyn ReplaySetup> {
+    /// No replay model yet.
+    pub fn empty() -> ReplayModels {
+        Family::new("replay model", "model")
+    }
+
+    /// Registers the replay model whose parameter type is `P`; refuses a kind name or
+    /// alias already taken.
+    pub fn register<P: Implementation + ReplaySetup>(
+        &mut self,
+    ) -> Result<&mut ReplayModels, RegistryError> {
+        self.insert(Entry::new::<P>(|p| p))?;
+        Ok(self)
+    }
+
+    /// The built-in replay models: adding one is a file with its parameter type and
+    /// one line here.
+    pub fn builtin() -> Result<ReplayModels, RegistryError> {
+        let mut f = ReplayModels::empty();
+        f.register::<RigidConfig>()?
+            .register::<FeedbackConfig>()?
+            .register::<AdjustedConfig>()?
+            .register::<DistributionConfig>()?
+            .register::<FluidConfig>()?
+            .register::<PrecedingConfig>()?;
+        Ok(f)
     }
 }
 
-impl Default for ReplayModel {
-    fn default() -> ReplayModel {
-        ReplayModel::Rigid(RigidConfig {})
+impl Configured<dyn ReplaySetup> {
+    /// The submitter for `workload`.
+    pub fn submitter(
+        &self,
+        workload: &Workload,
+        context: ReplayContext<'_>,
+    ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
+        self.get().submitter(workload, context)
     }
 }
 
@@ -144,114 +167,13 @@ pub enum ReplayError {
     TooManyJobs,
 }
 
-impl ReplayModel {
-    /// The paper's presets: `a0` and `a60` are arrival delimitation at 0 and 60 minutes.
-    pub fn arrival(minutes: i64) -> ReplayModel {
-        ReplayModel::Feedback(FeedbackConfig {
-            delimitation: Delimitation {
-                delimiter: Delimiter::Arrival,
-                threshold: crate::time::Time::from_secs(minutes * 60),
-            },
-            dependencies: Dependencies::Reduced,
-        })
-    }
-
-    /// The submitter for `workload`.
-    pub fn submitter(
-        &self,
-        workload: &Workload,
-        context: ReplayContext<'_>,
-    ) -> Result<Box<dyn Submitter + Send>, ReplayError> {
-        self.get().submitter(workload, context)
-    }
-
-    /// How the command line prints it: the shorthand where one exists, else the name
-    /// and parameters.
-    pub fn label(&self) -> String {
-        self.shorthand().unwrap_or_else(|| self.to_string())
-    }
-
-    /// The shorthand that reads back as this model (`a60`, `feedback:last:30`), where
-    /// one exists.
-    pub fn shorthand(&self) -> Option<String> {
-        match self {
-            ReplayModel::Feedback(FeedbackConfig {
-                delimitation,
-                dependencies,
-            }) => {
-                let minutes = delimitation.threshold_minutes();
-                Some(match (delimitation.delimiter, dependencies) {
-                    (Delimiter::Arrival, Dependencies::Reduced)
-                        if minutes == 0.0 || minutes == 60.0 =>
-                    {
-                        format!("a{minutes}")
-                    }
-                    (_, Dependencies::Reduced) => format!("feedback:{delimitation}"),
-                    (_, deps) => format!("feedback:{delimitation}:{deps}"),
-                })
-            }
-            // Other models: their name, with the default parameters only.
-            other => ReplayModel::named(other.name())
-                .filter(|d| d == other)
-                .map(|_| other.name().to_string()),
-        }
-    }
-}
-
-impl FromStr for ReplayModel {
-    type Err = ReplayError;
-
-    /// A model's name with its default parameters (`rigid`), an inline table
-    /// (`{ model = "feedback", delimiter = "last", threshold = 30 }`), or a shorthand:
-    /// `a0`, `a60`, `feedback:DELIM:MINUTES[:DEPS]`.
-    fn from_str(s: &str) -> Result<ReplayModel, ReplayError> {
-        let unknown = || ReplayError::Unknown(s.to_string());
-        match s {
-            "a0" => return Ok(ReplayModel::arrival(0)),
-            "a60" => return Ok(ReplayModel::arrival(60)),
-            // Models whose defaults are complete (feedback needs a delimitation).
-            "rigid" | "adjusted" | "distribution" | "fluid" | "preceding" => {
-                return ReplayModel::named(s).ok_or_else(unknown);
-            }
-            _ if s.trim_start().starts_with('{') => {
-                return crate::registry::from_inline_table(s).map_err(ReplayError::Config);
-            }
-            _ => {}
-        }
-        let mut parts = s.split(':');
-        if parts.next() != Some("feedback") {
-            return Err(unknown());
-        }
-        let delimiter: Delimiter = parts
-            .next()
-            .ok_or_else(unknown)?
-            .parse()
-            .map_err(|_| unknown())?;
-        let minutes = parts.next().ok_or_else(unknown)?;
-        let minutes: f64 = minutes
-            .parse()
-            .map_err(|_| ReplayError::BadThreshold(minutes.to_string()))?;
-        let delimitation = Delimitation::new(delimiter, minutes)?;
-        let dependencies = match parts.next() {
-            None => Dependencies::Reduced,
-            Some(d) => d.parse().map_err(|_| unknown())?,
-        };
-        if parts.next().is_some() {
-            return Err(unknown());
-        }
-        Ok(ReplayModel::Feedback(FeedbackConfig {
-            delimitation,
-            dependencies,
-        }))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names_parse_and_print_canonically() {
+        let models = ReplayModels::builtin().unwrap();
         for (given, canonical) in [
             ("rigid", "rigid"),
             ("a0", "a0"),
@@ -262,10 +184,11 @@ mod tests {
             ("feedback:max:0.5", "feedback:max:0.5"),
             ("feedback:arrival:0:all", "feedback:arrival:0:all"),
             ("feedback:max:10:reduced", "feedback:max:10"),
+            ("fluid", "fluid"),
         ] {
-            let model: ReplayModel = given.parse().unwrap();
+            let model = models.parse(given).unwrap();
             assert_eq!(model.shorthand().unwrap(), canonical, "{given}");
-            assert_eq!(canonical.parse::<ReplayModel>().unwrap(), model);
+            assert_eq!(models.parse(canonical).unwrap(), model);
         }
         for bad in [
             "",
@@ -278,7 +201,11 @@ mod tests {
             "feedback:last:1:some",
             "feedback:last:1:all:x",
         ] {
-            assert!(bad.parse::<ReplayModel>().is_err(), "{bad:?}");
+            assert!(models.parse(bad).is_err(), "{bad:?}");
         }
+        let fluid = models
+            .parse("{ model = \"fluid\", continuation = false }")
+            .unwrap();
+        assert_eq!(fluid.shorthand(), None, "not the defaults");
     }
 }

@@ -24,6 +24,13 @@ use crate::workload::Workload;
 #[serde(deny_unknown_fields)]
 pub struct PrecedingConfig {}
 
+impl crate::registry::Implementation for PrecedingConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "preceding",
+        "each job with a preceding job (SWF fields 17/18) submitted its think time after it ends",
+    );
+}
+
 impl super::ReplaySetup for PrecedingConfig {
     fn submitter(
         &self,
@@ -114,7 +121,11 @@ impl Submitter for Preceding {
     fn ended(&mut self, job: JobIdx, now: Time, _: JobState, out: &mut Vec<(JobIdx, Time)>) {
         let j = job as usize;
         let (a, b) = (self.first[j] as usize, self.first[j + 1] as usize);
-        out.extend(self.followers[a..b].iter().map(|&(f, think)| (f, now + think)));
+        out.extend(
+            self.followers[a..b]
+                .iter()
+                .map(|&(f, think)| (f, now + think)),
+        );
     }
 }
 

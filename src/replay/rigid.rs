@@ -9,6 +9,11 @@ use crate::workload::Workload;
 #[serde(deny_unknown_fields)]
 pub struct RigidConfig {}
 
+impl crate::registry::Implementation for RigidConfig {
+    const ABOUT: crate::registry::About =
+        crate::registry::About::new("rigid", "every job submitted at its recorded time");
+}
+
 impl super::ReplaySetup for RigidConfig {
     fn submitter(
         &self,

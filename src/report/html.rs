@@ -69,11 +69,11 @@ pub fn write_html(
         .collect();
     let _ = writeln!(
         out,
-        "<p>Spec <code>{}</code>; runs: {}; campaign {}, semantics version {}.</p>",
+        "<p>Spec <code>{}</code>; runs: {}; campaign {}, engine version {}.</p>",
         html_escape(page.spec_file),
         html_escape(&counts.join(", ")),
         env!("CARGO_PKG_VERSION"),
-        crate::run::SEMANTICS_VERSION
+        crate::run::ENGINE_VERSION
     );
     if !tables.is_empty() || !figures.figures.is_empty() {
         out.push_str("<nav><ul>\n");

@@ -12,10 +12,12 @@ use polars::prelude::*;
 mod chart;
 mod figures;
 mod html;
+mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
+pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
 pub use summaries::write_summaries;
@@ -198,6 +200,24 @@ pub enum ReportError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+    #[error("stopped before the report was put in place; the previous report is as it was")]
+    Interrupted,
+    #[error(
+        "{path} is not a report directory: it holds files no report of this tool wrote \
+         and no {marker} file; give --out a new or empty directory"
+    )]
+    NotAReportDir {
+        path: std::path::PathBuf,
+        marker: &'static str,
+    },
+    #[error(
+        "{path} holds {entry:?}, which the new report also writes and the old one did \
+         not: move it away first"
+    )]
+    Clash {
+        path: std::path::PathBuf,
+        entry: String,
+    },
 }
 
 /// Writes `path` with `body` whole or not at all ([`campaign::atomic`](crate::atomic)),
@@ -231,7 +251,7 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
 }
 
 /// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`, with `provenance` (what
-/// made them: tool and semantics versions, the spec) as the parquet file's key-value
+/// made them: tool and engine versions, the spec) as the parquet file's key-value
 /// metadata and as `DIR/runs.meta.json`, the CSV's companion.
 pub fn write_runs(
     df: &mut DataFrame,

@@ -11,11 +11,15 @@ use crate::sim::Semantics;
 use crate::workload::{LoadedWorkload, Workload, WorkloadIdentity};
 use serde::Serialize;
 
-/// Bumped whenever the simulator, a scheduler, a replay model, cleaning, a metric or
-/// the encoding of a [`RunDescription`] changes what a run produces or how it is keyed.
-/// The golden test `tests/integration/campaign.rs` fails when results change without
-/// it.
-pub const SEMANTICS_VERSION: u32 = 5;
+/// The engine's version: bumped whenever the simulator's core, cleaning, shaking, a
+/// metric or the encoding of a [`RunDescription`] changes what a run produces or how
+/// it is keyed. Schedulers, replay models and workload models carry versions of their
+/// own ([`crate::registry::About::version`]), so a change to one of them bumps that
+/// one and recomputes its runs only. Every bump is recorded in CHANGELOG.md with what
+/// it invalidates; the golden test `tests/integration/campaign.rs` fails when results
+/// change without one. Version 6 is the first with per-implementation versions (the
+/// single semantics version it replaces went up to 5).
+pub const ENGINE_VERSION: u32 = 6;
 
 /// A run as asked for, before its workload is loaded: every choice but the workload.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +70,8 @@ impl RunRequest {
 }
 
 /// Everything a run's result depends on, resolved. Its canonical encoding (JSON of this
-/// struct with [`SEMANTICS_VERSION`]: fixed field order, no maps, floats in shortest
+/// struct with [`ENGINE_VERSION`]: fixed field order; each registered implementation as
+/// its kind, version, provider and parameters with sorted keys; floats in shortest
 /// round-trip form so `2` and `2.0` are one value) is hashed into the cache key.
 /// Variant names, labels, output paths and thread counts are not part of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -124,15 +129,39 @@ impl RunDescription {
     pub fn canonical(&self) -> Vec<u8> {
         #[derive(Serialize)]
         struct KeyMaterial<'a> {
-            semantics_version: u32,
+            engine_version: u32,
             run: &'a RunDescription,
         }
         // Structs, enums, strings and numbers always serialize.
         serde_json::to_vec(&KeyMaterial {
-            semantics_version: SEMANTICS_VERSION,
+            engine_version: ENGINE_VERSION,
             run: self,
         })
         .unwrap_or_default()
+    }
+
+    /// The versioned parts of the run's identity, one line each, as `campaign explain`
+    /// shows them: the engine, the scheduler, the replay model and (for a model's
+    /// workload) the workload model, each with its version and provider.
+    pub fn parts(&self) -> Vec<(&'static str, String)> {
+        fn part(a: &crate::registry::About, params: &str) -> String {
+            format!("{} version {} ({}) {params}", a.kind, a.version, a.provider)
+        }
+        let mut out = vec![
+            ("engine", format!("version {ENGINE_VERSION}")),
+            (
+                "scheduler",
+                part(self.scheduler.about(), self.scheduler.params_json()),
+            ),
+            (
+                "replay",
+                part(self.replay.about(), self.replay.params_json()),
+            ),
+        ];
+        if let WorkloadIdentity::Model(m) = &self.workload {
+            out.push(("model", part(m.model.about(), m.model.params_json())));
+        }
+        out
     }
 
     /// The cache key: 64 hex digits.
@@ -230,6 +259,20 @@ mod tests {
     use super::*;
     use crate::workload::{CleaningPolicy, RequestedTime, RequestedTimeSource};
 
+    fn sched(text: &str) -> SchedulerConfig {
+        crate::implementations::builtin()
+            .schedulers
+            .parse(text)
+            .unwrap()
+    }
+
+    fn replay(text: &str) -> ReplayModel {
+        crate::implementations::builtin()
+            .replays
+            .parse(text)
+            .unwrap()
+    }
+
     fn description() -> RunDescription {
         RunDescription {
             workload: WorkloadIdentity::Trace {
@@ -240,7 +283,7 @@ mod tests {
             change: PlatformChange::new(2.0, 1.0).unwrap(),
             scheduler: SchedulerConfig::default(),
             semantics: Semantics::default(),
-            replay: ReplayModel::arrival(60),
+            replay: replay("a60"),
             transform: Transform::default(),
             shake: None,
             seed: 0,
@@ -352,16 +395,12 @@ mod tests {
             |d| d.workload = identity(batsim(2.0)),
             |d| d.workload = identity(batsim(3.0)),
             |d| d.nodes = 101,
-            |d| d.scheduler = "fcfs".parse().unwrap(),
-            |d| {
-                d.scheduler = "{ kind = \"easy\", prediction_window = 2 }"
-                    .parse()
-                    .unwrap()
-            },
+            |d| d.scheduler = sched("fcfs"),
+            |d| d.scheduler = sched("{ kind = \"easy\", prediction_window = 2 }"),
             |d| d.change = PlatformChange::new(2.0, 0.5).unwrap(),
             |d| d.semantics.walltime = crate::sim::WalltimePolicy::Run,
-            |d| d.replay = ReplayModel::arrival(0),
-            |d| d.replay = "feedback:arrival:60:all".parse().unwrap(),
+            |d| d.replay = replay("a0"),
+            |d| d.replay = replay("feedback:arrival:60:all"),
             |d| d.transform.badness = Some(1.0),
             |d| d.shake = Some(shake()),
             |d| d.seed = 1,
@@ -379,7 +418,7 @@ mod tests {
     fn draw_seeds_ignore_everything_downstream_of_the_workload() {
         let a = description();
         let mut b = description();
-        b.scheduler = "fcfs".parse().unwrap();
+        b.scheduler = sched("fcfs");
         b.change = PlatformChange::new(0.5, 1.0).unwrap();
         b.replay = ReplayModel::default();
         b.transform.badness = Some(3.0);

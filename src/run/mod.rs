@@ -10,7 +10,7 @@
 
 mod description;
 
-pub use description::{RunDescription, RunRequest, SEMANTICS_VERSION, SeedKeys, Simulation};
+pub use description::{ENGINE_VERSION, RunDescription, RunRequest, SeedKeys, Simulation};
 
 use crate::metrics::{
     JobSummaries, Lateness, RunSummary, SchedulingMetrics, SubmissionSummaries, SummaryInput,

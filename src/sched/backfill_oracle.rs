@@ -783,7 +783,11 @@ mod tests {
     }
 
     fn config_line(c: &BackfillConfig) -> String {
-        crate::sched::SchedulerConfig::Backfill(c.clone()).to_string()
+        crate::Registry::builtin()
+            .schedulers
+            .of(c.clone())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .to_string()
     }
 
     #[test]

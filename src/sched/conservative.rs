@@ -12,6 +12,14 @@ use std::collections::{BTreeSet, BinaryHeap};
 #[serde(deny_unknown_fields)]
 pub struct ConservativeConfig {}
 
+impl crate::registry::Implementation for ConservativeConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "conservative",
+        "conservative backfilling: a reservation for every queued job",
+    )
+    .with_cost(10);
+}
+
 impl super::SchedulerSetup for ConservativeConfig {
     fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
         Box::new(Conservative::new(jobs))

@@ -1,7 +1,7 @@
 //! EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001): [`Easy`].
 
 use super::expected_end;
-use crate::sim::{Context, JobIdx, Scheduler, SimJob};
+use crate::sim::{Context, JobIdx, JobView, Scheduler};
 use crate::time::Time;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -12,6 +12,14 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 pub struct EasyConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction_window: Option<std::num::NonZeroU32>,
+}
+
+impl crate::registry::Implementation for EasyConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "easy",
+        "EASY backfilling: a reservation for the head job, both backfilling rules",
+    )
+    .with_cost(2);
 }
 
 impl super::SchedulerSetup for EasyConfig {
@@ -278,7 +286,7 @@ struct Waiting {
 
 /// When a job started at `start` and planned to run `planned` is expected to end, as of
 /// `now` (while it runs).
-fn planned_end(start: Time, planned: Time, j: &SimJob, now: Time) -> Time {
+fn planned_end(start: Time, planned: Time, j: &JobView, now: Time) -> Time {
     let end = start + planned;
     if end > now {
         return end;

@@ -9,6 +9,11 @@ use std::collections::VecDeque;
 #[serde(deny_unknown_fields)]
 pub struct FcfsConfig {}
 
+impl crate::registry::Implementation for FcfsConfig {
+    const ABOUT: crate::registry::About =
+        crate::registry::About::new("fcfs", "strict first-come-first-served, no backfilling");
+}
+
 impl super::SchedulerSetup for FcfsConfig {
     fn build(&self, _jobs: usize) -> Box<dyn Scheduler + Send> {
         Box::new(Fcfs::default())

@@ -2,33 +2,43 @@
 //! defined in `sim` so that the lower layer never imports this one), and the invariant
 //! checker over their output ([`check`]).
 //!
-//! Every scheduler decides from job sizes and estimates (requested times) only. Each is
-//! one file (or directory) with its configuration type: [`Fcfs`], [`Easy`],
-//! [`Conservative`], the backfilling family [`backfill::Backfill`] and [`Recorded`] (the
-//! trace's own schedule); [`SchedulerConfig`] names one with its parameters.
+//! Every scheduler decides from what a real one knows of a job ([`crate::sim::JobView`]:
+//! size, estimate, user), never its true run time. Each is one file (or directory) with
+//! its parameter type: [`Fcfs`], [`Easy`], [`Conservative`], the backfilling family
+//! [`backfill::Backfill`] and [`Recorded`] (the trace's own schedule); they are
+//! registered in [`Schedulers::builtin`] exactly as a scheduler from outside the crate
+//! is, and [`SchedulerConfig`] names one with its parameters.
 
+pub mod backfill;
 #[cfg(test)]
 mod backfill_oracle;
 mod check;
+mod conservative;
+mod easy;
+mod fcfs;
 mod profile;
 #[cfg(test)]
 mod profile_oracle;
+mod recorded;
 #[cfg(test)]
 mod reference_tests;
 
 pub use crate::sim::Scheduler;
+pub use backfill::BackfillConfig;
 pub use check::{Promise, Violation, check};
-pub use conservative::Conservative;
-pub use easy::Easy;
-pub use fcfs::Fcfs;
-pub use recorded::Recorded;
+pub use conservative::{Conservative, ConservativeConfig};
+pub use easy::{Easy, EasyConfig};
+pub use fcfs::{Fcfs, FcfsConfig};
+pub use recorded::{Recorded, RecordedConfig};
 
-use crate::registry::registry;
+use crate::registry::{Configured, Entry, Family, Implementation, RegistryError};
 use crate::time::Time;
 
 /// What a scheduler configuration does: build the scheduler, and say what the
-/// invariant checker may hold it to. Implemented by each scheduler's configuration type.
-pub trait SchedulerSetup: std::fmt::Debug {
+/// invariant checker may hold it to. Implemented by each scheduler's parameter type,
+/// which also implements [`Implementation`] (its kind name, version, cost and help) and
+/// is registered in a [`Schedulers`] family.
+pub trait SchedulerSetup: std::fmt::Debug + Send + Sync {
     /// A fresh scheduler for a workload of `jobs` jobs.
     fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send>;
 
@@ -43,42 +53,43 @@ pub trait SchedulerSetup: std::fmt::Debug {
     }
 }
 
-registry! {
-    /// A scheduling algorithm with its parameters: a table tagged by `kind`, e.g.
-    /// `{ kind = "easy", prediction_window = 5 }`. Adding a scheduler is a file with its
-    /// configuration type (implementing [`SchedulerSetup`]) and one line here.
-    pub enum SchedulerConfig("scheduler", tag = "kind"): SchedulerSetup {
-        /// Strict first-come-first-served, no backfilling.
-        fcfs::Fcfs(FcfsConfig) => "fcfs",
-        /// EASY backfilling: the head job gets a reservation; both backfilling rules.
-        easy::Easy(EasyConfig) => "easy",
-        /// Conservative backfilling: every queued job gets a reservation.
-        conservative::Conservative(ConservativeConfig) => "conservative",
-        /// The backfilling family: queue order × backfill order × reservations (0, k or
-        /// all), held one pass or until the start, on node counts or machines.
-        pub backfill::Backfill(BackfillConfig) => "backfill",
-        /// The trace's own schedule: each job starts its recorded wait time after its
-        /// submission, whatever the node count (reproduces the recorded log).
-        recorded::Recorded(RecordedConfig) => "recorded",
+/// The registered schedulers.
+pub type Schedulers = Family<dyn SchedulerSetup>;
+
+/// A scheduler with its parameters: a table tagged by `kind`, e.g.
+/// `{ kind = "easy", prediction_window = 5 }`, read by [`Schedulers::parse`] or
+/// [`Schedulers::from_value`].
+pub type SchedulerConfig = Configured<dyn SchedulerSetup>;
+
+impl Family<dyn SchedulerSetup> {
+    /// No scheduler yet.
+    pub fn empty() -> Schedulers {
+        Family::new("scheduler", "kind")
+    }
+
+    /// Registers the scheduler whose parameter type is `P`; refuses a kind name or
+    /// alias already taken.
+    pub fn register<P: Implementation + SchedulerSetup>(
+        &mut self,
+    ) -> Result<&mut Schedulers, RegistryError> {
+        self.insert(Entry::new::<P>(|p| p))?;
+        Ok(self)
+    }
+
+    /// The built-in schedulers: adding one is a file with its parameter type and one
+    /// line here.
+    pub fn builtin() -> Result<Schedulers, RegistryError> {
+        let mut f = Schedulers::empty();
+        f.register::<FcfsConfig>()?
+            .register::<EasyConfig>()?
+            .register::<ConservativeConfig>()?
+            .register::<BackfillConfig>()?
+            .register::<RecordedConfig>()?;
+        Ok(f)
     }
 }
 
-impl Default for SchedulerConfig {
-    fn default() -> SchedulerConfig {
-        SchedulerConfig::Easy(EasyConfig::default())
-    }
-}
-
-impl std::str::FromStr for SchedulerConfig {
-    type Err = String;
-
-    /// A scheduler's name (`easy`) or an inline table (`{ kind = "easy", … }`).
-    fn from_str(s: &str) -> Result<SchedulerConfig, String> {
-        SchedulerConfig::parse_named_or_table(s)
-    }
-}
-
-impl SchedulerConfig {
+impl Configured<dyn SchedulerSetup> {
     /// A fresh scheduler for a workload of `jobs` jobs.
     pub fn build(&self, jobs: usize) -> Box<dyn Scheduler + Send> {
         self.get().build(jobs)

@@ -10,6 +10,13 @@ use std::collections::BinaryHeap;
 #[serde(deny_unknown_fields)]
 pub struct RecordedConfig {}
 
+impl crate::registry::Implementation for RecordedConfig {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "recorded",
+        "the trace's own schedule: each job starts its recorded wait after submission",
+    );
+}
+
 impl super::SchedulerSetup for RecordedConfig {
     fn build(&self, _jobs: usize) -> Box<dyn Scheduler + Send> {
         Box::new(Recorded::default())

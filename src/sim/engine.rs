@@ -1,6 +1,6 @@
 //! The event loop: [`simulate`].
 
-use super::{EventLog, Happening, JobRecord, JobState, SimJob};
+use super::{EventLog, Happening, JobRecord, JobState, JobView, SimJob};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -8,18 +8,28 @@ use std::collections::BinaryHeap;
 /// A job's position in the job slice given to [`simulate`].
 pub type JobIdx = u32;
 
-/// What a scheduler sees when it is called.
+/// What a scheduler sees when it is called: the time, what it may know of every job
+/// (never the true run time), and the nodes.
 #[derive(Clone, Copy, Debug)]
 pub struct Context<'a> {
     pub now: Time,
-    pub jobs: &'a [SimJob],
+    /// Every job of the workload, by job index.
+    pub jobs: &'a [JobView],
     /// Nodes idle right now.
     pub free_nodes: u32,
     pub total_nodes: u32,
+    records: &'a [JobRecord],
 }
 
-/// Decides when queued jobs start. It sees each job's size and estimate, never its true
-/// run time (the [`SimJob::runtime`] field is there, but a scheduler must not read it).
+impl Context<'_> {
+    /// When a submitted job was submitted (the replay model's time, not the trace's).
+    pub fn submit_time(&self, job: JobIdx) -> Time {
+        self.records[job as usize].submit
+    }
+}
+
+/// Decides when queued jobs start. It sees what a real scheduler knows of each job
+/// ([`JobView`]: size, estimate, user), never its true run time.
 pub trait Scheduler {
     /// A job entered the queue at `ctx.now`.
     fn submitted(&mut self, job: JobIdx, ctx: &Context<'_>);
@@ -150,6 +160,8 @@ enum Phase {
 /// The simulator's state: the clock's event queue and each job's progress.
 struct State<'a> {
     jobs: &'a [SimJob],
+    /// What the scheduler sees of each job.
+    views: Vec<JobView>,
     total_nodes: u32,
     /// Nodes in use; above `total_nodes` only under a scheduler that ignores capacity.
     busy: u64,
@@ -172,6 +184,7 @@ impl<'a> State<'a> {
         let n = jobs.len();
         State {
             jobs,
+            views: jobs.iter().map(SimJob::view).collect(),
             total_nodes,
             busy: 0,
             heap: BinaryHeap::new(),
@@ -199,12 +212,13 @@ impl<'a> State<'a> {
         }
     }
 
-    fn context(&self, now: Time) -> Context<'a> {
+    fn context(&self, now: Time) -> Context<'_> {
         Context {
             now,
-            jobs: self.jobs,
+            jobs: &self.views,
             free_nodes: self.free(),
             total_nodes: self.total_nodes,
+            records: &self.records,
         }
     }
 

@@ -71,7 +71,39 @@ pub struct SimJob {
     pub recorded_wait: Option<Time>,
 }
 
+/// What a scheduler knows of a job, as a real scheduler does: its size, its estimate
+/// (the requested time, or what the run planned with), whether it is killed at it, its
+/// user and its recorded wait. Never its true run time ([`SimJob::runtime`]), which only
+/// the simulator reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobView {
+    pub id: i64,
+    /// SWF user id (schedulers that learn from a user's history read it).
+    pub user: i64,
+    pub size: u32,
+    /// The requested time as the scheduler sees it (on this platform).
+    pub estimate: Time,
+    /// The job is killed after running this long (`None`: never): the walltime
+    /// policy, known to the resource manager.
+    pub limit: Option<Time>,
+    /// The wait time recorded in the trace (`None`: unknown). Only the `recorded`
+    /// scheduler reads it.
+    pub recorded_wait: Option<Time>,
+}
+
 impl SimJob {
+    /// What a scheduler may know of the job.
+    pub fn view(&self) -> JobView {
+        JobView {
+            id: self.id,
+            user: self.user,
+            size: self.size,
+            estimate: self.estimate,
+            limit: self.limit,
+            recorded_wait: self.recorded_wait,
+        }
+    }
+
     /// How long the job holds its nodes once started.
     pub fn execution_time(&self) -> Time {
         match self.limit {

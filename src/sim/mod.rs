@@ -17,5 +17,5 @@ pub use engine::{
     Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate, simulate_within,
 };
 pub use events::{Event, EventLog, Happening, MAX_JOBS};
-pub use job::{Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
+pub use job::{JobView, Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
 pub use record::{JobRecord, JobState};

@@ -29,7 +29,8 @@ pub fn read_content(path: &Path) -> Result<Vec<u8>, SwfError> {
         path: path.to_path_buf(),
         source,
     };
-    let raw = std::fs::read(path).map_err(io)?;
+    // A regular file only (a FIFO or a device would block or never end).
+    let raw = crate::regular::read(path, u64::MAX).map_err(|e| io(e.into()))?;
     if raw.starts_with(&GZIP_MAGIC) {
         inflate(&raw, path)
     } else {

@@ -76,11 +76,13 @@ impl TraceLocator {
     }
 
     /// `name` as a path if a file is there; otherwise `DIR/name`, `DIR/name.swf.gz` and
-    /// `DIR/name.swf` in each directory in turn.
+    /// `DIR/name.swf` in each directory in turn. Any file but a directory counts as
+    /// found (a FIFO or a device is then refused by the reader, by its type).
     pub fn locate(&self, name: &str) -> Result<PathBuf, TraceNotFound> {
         let mut tried = Vec::new();
         let direct = Path::new(name);
-        if direct.is_file() {
+        let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
+        if is_file(direct) {
             return Ok(direct.to_path_buf());
         }
         tried.push((direct.to_path_buf(), "as given"));
@@ -90,7 +92,7 @@ impl TraceLocator {
                 dir.join(format!("{name}.swf.gz")),
                 dir.join(format!("{name}.swf")),
             ] {
-                if candidate.is_file() {
+                if is_file(&candidate) {
                     return Ok(candidate);
                 }
                 tried.push((candidate, why));

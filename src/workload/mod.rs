@@ -11,6 +11,8 @@ mod catalog;
 mod clean;
 pub mod model;
 mod source;
+mod synthetic;
+mod trace;
 
 pub use archive::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
@@ -23,26 +25,65 @@ pub use clean::{
     RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
 };
 
-pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel};
+pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel, WorkloadModels};
 pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
-pub use synthetic::MODEL_WALLTIME_FACTOR;
+pub use synthetic::{MODEL_WALLTIME_FACTOR, SyntheticSource};
+pub use trace::TraceSource;
 
-use crate::registry::registry;
-
-registry! {
-    /// Where a workload comes from, with its parameters: a table tagged by `source`.
-    /// Adding a source is a file with its configuration type (implementing
-    /// [`SourceSetup`]) and one line here.
-    #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
-    pub enum WorkloadSource("workload source", tag = "source"): SourceSetup {
-        /// An SWF trace file (or an archive name), cleaned by a [`CleaningPolicy`].
-        trace::Trace(TraceSource) => "trace",
-        /// Jobs drawn from a workload model ([`WorkloadModel`]).
-        synthetic::Model(SyntheticSource) => "model",
-    }
+/// Where a workload comes from, with its parameters: a table tagged by `source`
+/// (`trace` or `model`; a spec may leave the tag out when `trace = …` or `model = …`
+/// says it), read by [`WorkloadSource::from_table`].
+#[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkloadSource {
+    /// An SWF trace file (or an archive name), cleaned by a [`CleaningPolicy`].
+    Trace(TraceSource),
+    /// Jobs drawn from a workload model ([`WorkloadModel`]).
+    Model(SyntheticSource),
 }
 
 impl WorkloadSource {
+    /// The key that names the source in a table.
+    pub const TAG: &'static str = "source";
+
+    /// A source as a spec writes it: `{ source = "trace", trace = …, cleaning keys }`
+    /// or `{ source = "model", model = "jann97", jobs = …, nodes = …, … }`, the model
+    /// read by `models`.
+    pub fn from_table(
+        mut table: toml::Table,
+        models: &WorkloadModels,
+    ) -> Result<WorkloadSource, String> {
+        match table.remove(WorkloadSource::TAG) {
+            Some(toml::Value::String(s)) if s == "trace" => toml::Value::Table(table)
+                .try_into()
+                .map(WorkloadSource::Trace)
+                .map_err(|e: toml::de::Error| e.message().trim().to_string()),
+            Some(toml::Value::String(s)) if s == "model" => {
+                SyntheticSource::from_table(table, models).map(WorkloadSource::Model)
+            }
+            Some(v) => Err(format!(
+                "unknown workload source {v}; expected \"trace\" or \"model\""
+            )),
+            None => Err("missing `source`: give `trace = …` or `model = …`".into()),
+        }
+    }
+
+    /// The source as its trait.
+    pub fn get(&self) -> &dyn SourceSetup {
+        match self {
+            WorkloadSource::Trace(t) => t,
+            WorkloadSource::Model(m) => m,
+        }
+    }
+
+    /// The source as its trait, to change it.
+    pub fn get_mut(&mut self) -> &mut dyn SourceSetup {
+        match self {
+            WorkloadSource::Trace(t) => t,
+            WorkloadSource::Model(m) => m,
+        }
+    }
+
     /// Loads the workload.
     pub fn load(&self, locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
         self.get().load(locator)

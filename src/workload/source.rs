@@ -87,16 +87,8 @@ impl WorkloadIdentity {
                 .unwrap_or_default()
             }
             WorkloadIdentity::Model(source) => {
-                #[derive(Serialize)]
-                struct Material<'a> {
-                    model: &'a super::SyntheticSource,
-                    seed: u64,
-                }
-                serde_json::to_vec(&Material {
-                    model: source,
-                    seed,
-                })
-                .unwrap_or_default()
+                // What serializing { model: source, seed } wrote.
+                format!("{{\"model\":{},\"seed\":{seed}}}", source.tagged_json()).into_bytes()
             }
         }
     }
@@ -149,4 +141,13 @@ pub enum LoadError {
     Model(String),
     #[error("{0}: no job line (an empty or header-only file is not a workload)")]
     NoJobs(PathBuf),
+    #[error(
+        "{path}: cleaning dropped every one of its {records} jobs ({why}): no job is left \
+         to simulate; see the cleaning options"
+    )]
+    AllDropped {
+        path: PathBuf,
+        records: usize,
+        why: String,
+    },
 }

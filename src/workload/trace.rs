@@ -65,11 +65,11 @@ impl TryFrom<TraceFields> for TraceSource {
         }
         let requested_time_source = RequestedTimeSource::new(f.requested_time, f.walltime_factor)
             .map_err(|e| match e {
-                CleaningError::FactorWithoutBatsim => {
-                    "walltime_factor applies only to requested_time = \"batsim\"".to_string()
-                }
-                e => format!("walltime_factor: {e}"),
-            })?;
+            CleaningError::FactorWithoutBatsim => {
+                "walltime_factor applies only to requested_time = \"batsim\"".to_string()
+            }
+            e => format!("walltime_factor: {e}"),
+        })?;
         if let Some(zone) = &f.timezone {
             super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
         }
@@ -126,7 +126,9 @@ impl SourceSetup for TraceSource {
     /// name stays a name.
     fn relative_to(&mut self, dir: &std::path::Path) {
         let path = std::path::Path::new(&self.trace);
-        if path.components().count() > 1 || self.trace.ends_with(".swf") || self.trace.ends_with(".gz")
+        if path.components().count() > 1
+            || self.trace.ends_with(".swf")
+            || self.trace.ends_with(".gz")
         {
             self.trace = dir.join(&self.trace).to_string_lossy().into_owned();
         }
@@ -146,6 +148,20 @@ impl SourceSetup for TraceSource {
         }
         let skipped_lines = trace.skipped_lines;
         let (workload, report) = self.cleaning.apply(trace);
+        if workload.is_empty() {
+            return Err(LoadError::AllDropped {
+                path,
+                records: report.records,
+                why: format!(
+                    "by status {}, size {}, run time {}, requested time {}, wait {}",
+                    report.dropped_status,
+                    report.dropped_size,
+                    report.dropped_runtime,
+                    report.dropped_requested_time,
+                    report.dropped_wait
+                ),
+            });
+        }
         Ok(LoadedWorkload {
             recorded_nodes: workload.recorded_platform_size(),
             workload,

@@ -820,7 +820,8 @@ fn a_gzip_bomb_is_refused_while_inflating() {
 
 /// Regression (item 6): outputs are new files renamed into place. A symlink planted
 /// where `--jobs-out` or a campaign's runs.csv goes is replaced, and its target is
-/// left as it was.
+/// left as it was. (A directory that is no report's, such as one holding only that
+/// symlink, is refused as `--out` and left as it was.)
 #[test]
 fn symlinked_outputs_are_replaced_not_followed() {
     let dir = tempfile::tempdir().unwrap();
@@ -831,9 +832,26 @@ fn symlinked_outputs_are_replaced_not_followed() {
     simulate(&lateness4, &["--jobs-out", jobs.to_str().unwrap()]).success();
     let spec = fcfs_spec(&dir, "l", &lateness4, "");
     let out = dir.path().join("out");
+    let cache = dir.path().join("cache");
     std::fs::create_dir_all(&out).unwrap();
     std::os::unix::fs::symlink(&precious, out.join("runs.csv")).unwrap();
-    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+    crate::common::spec_command("run", &spec, &cache, &out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a report directory"));
+    assert!(
+        out.join("runs.csv")
+            .symlink_metadata()
+            .unwrap()
+            .is_symlink()
+    );
+    std::fs::remove_file(out.join("runs.csv")).unwrap();
+    crate::common::spec_command("run", &spec, &cache, &out)
+        .assert()
+        .success();
+    std::fs::remove_file(out.join("runs.csv")).unwrap();
+    std::os::unix::fs::symlink(&precious, out.join("runs.csv")).unwrap();
+    crate::common::spec_command("run", &spec, &cache, &out)
         .assert()
         .success();
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");

@@ -2,10 +2,10 @@
 //! campaign on the hand-made fixtures (cache hits on a second run, identical results for
 //! 1 and 2 threads, renamed variants keep their cache entries, a corrupt entry is
 //! recomputed, a missing trace fails only its runs), and the golden test guarding
-//! `SEMANTICS_VERSION`.
+//! `ENGINE_VERSION`.
 
 use crate::common::{campaign, fixture, read_csv, spec_command};
-use campaign::run::SEMANTICS_VERSION;
+use campaign::run::ENGINE_VERSION;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -75,13 +75,38 @@ pub(crate) fn entry_result(path: &Path) -> serde_json::Value {
 }
 
 fn result_of(bytes: &[u8]) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(entry_payload(bytes)).unwrap();
     let seconds = v.as_object_mut().unwrap().remove("compute_seconds");
     assert!(
         seconds.is_some_and(|s| s.as_f64().is_some_and(|s| s >= 0.0)),
         "a computed entry records its computing time"
     );
     v
+}
+
+/// The payload of a cache entry: what follows its header line.
+pub(crate) fn entry_payload(bytes: &[u8]) -> &[u8] {
+    let end = bytes
+        .iter()
+        .position(|&b| b == b'\n')
+        .expect("a header line");
+    &bytes[end + 1..]
+}
+
+/// Writes `payload` as the entry at `path`, with a header that matches it (its
+/// length and blake3, as the entry format specifies them), so that the cache takes it.
+pub(crate) fn reseal_entry(path: &Path, payload: &serde_json::Value) {
+    let bytes = std::fs::read(path).unwrap();
+    let end = bytes.iter().position(|&b| b == b'\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[..end]).unwrap();
+    let mut body = serde_json::to_vec(payload).unwrap();
+    body.push(b'\n');
+    header["bytes"] = serde_json::Value::from(body.len() as u64);
+    header["blake3"] = serde_json::Value::from(blake3::hash(&body).to_hex().to_string());
+    let mut out = serde_json::to_vec(&header).unwrap();
+    out.push(b'\n');
+    out.extend_from_slice(&body);
+    std::fs::write(path, out).unwrap();
 }
 
 /// Every cache entry file.
@@ -260,12 +285,14 @@ fn spec_errors_name_the_line_and_exit_1() {
 }
 
 /// The golden test: every result of the mini campaign plus KTH (EASY and FCFS, rigid
-/// and a0), at full precision, stored with the semantics version they were computed
-/// under (`tests/golden/campaign.json`). If results change, `SEMANTICS_VERSION`
-/// (src/campaign/key.rs) must be bumped, so that cached results are recomputed, and the
-/// file regenerated: `CAMPAIGN_BLESS=1 cargo test golden`.
+/// and a0), at full precision, each stored with the versions it was computed under: the
+/// engine's and its scheduler's and replay model's (`tests/golden/campaign.json`). A
+/// run's results may change only with one of its versions, so that cached results are
+/// recomputed: bump `ENGINE_VERSION` (src/run/description.rs) or the implementation's
+/// `ABOUT.version`, record it in CHANGELOG.md, and regenerate the file:
+/// `CAMPAIGN_BLESS=1 cargo test golden`.
 #[test]
-fn golden_results_change_only_with_the_semantics_version() {
+fn golden_results_change_only_with_a_version() {
     use campaign::campaign::cache::Cache;
     use campaign::campaign::runner::{ExecOptions, Jobs, Memos, execute, load_workloads, plan};
     use campaign::workload::TraceLocator;
@@ -276,7 +303,8 @@ fn golden_results_change_only_with_the_semantics_version() {
         dir.path(),
         "[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n",
     );
-    let (spec, grid) = campaign::campaign::load(&spec).unwrap();
+    let (spec, grid) =
+        campaign::campaign::load(&spec, campaign::implementations::builtin()).unwrap();
     let locator = TraceLocator::in_dirs([crate::common::trace_dir()]);
     let workloads = load_workloads(&spec, &locator, Memos::Ignore, Jobs::Loaded);
     let planned = plan(&spec, &grid, &workloads);
@@ -298,11 +326,23 @@ fn golden_results_change_only_with_the_semantics_version() {
                 .as_ref()
                 .and_then(|o| o.record())
                 .expect("every run succeeds");
-            serde_json::json!({ "labels": p.labels, "metrics": r.metrics, "lateness": r.lateness })
+            let d = &p.description.as_ref().expect("a description").0;
+            let version = |c: &campaign::registry::About| format!("{}@{}", c.kind, c.version);
+            let versions = serde_json::json!({
+                "engine": ENGINE_VERSION,
+                "scheduler": version(d.scheduler.about()),
+                "replay": version(d.replay.about()),
+            });
+            serde_json::json!({
+                "labels": p.labels,
+                "versions": versions,
+                "metrics": r.metrics,
+                "lateness": r.lateness,
+            })
         })
         .collect();
     assert_eq!(runs.len(), 12);
-    let got = serde_json::json!({ "semantics_version": SEMANTICS_VERSION, "runs": runs });
+    let got = serde_json::json!({ "runs": runs });
 
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/campaign.json");
     if std::env::var_os("CAMPAIGN_BLESS").is_some() {
@@ -310,21 +350,37 @@ fn golden_results_change_only_with_the_semantics_version() {
     }
     let golden: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let version = golden["semantics_version"].as_u64();
-    if version == Some(u64::from(SEMANTICS_VERSION)) {
-        assert!(
-            golden["runs"] == got["runs"],
-            "results changed without bumping SEMANTICS_VERSION (src/campaign/key.rs): bump it \
-             and regenerate {} (CAMPAIGN_BLESS=1 cargo test golden)",
-            path.display()
-        );
-    } else {
-        panic!(
-            "SEMANTICS_VERSION is {SEMANTICS_VERSION} but {} was made under {version:?}: \
-             regenerate it (CAMPAIGN_BLESS=1 cargo test golden)",
-            path.display()
-        );
+    let golden = golden["runs"].as_array().cloned().unwrap_or_default();
+    let results = |r: &serde_json::Value| (r["metrics"].clone(), r["lateness"].clone());
+    let mut stale = Vec::new();
+    for run in got["runs"].as_array().unwrap() {
+        let Some(old) = golden.iter().find(|g| g["labels"] == run["labels"]) else {
+            stale.push(format!("{} is new", run["labels"]));
+            continue;
+        };
+        if old["versions"] == run["versions"] {
+            assert!(
+                results(old) == results(run),
+                "the results of {} changed without a version bump ({}): bump the engine's or \
+                 the implementation's version, record it in CHANGELOG.md, and regenerate {} \
+                 (CAMPAIGN_BLESS=1 cargo test golden)",
+                run["labels"],
+                run["versions"],
+                path.display()
+            );
+        } else {
+            stale.push(format!(
+                "{} was made under {}, now {}",
+                run["labels"], old["versions"], run["versions"]
+            ));
+        }
     }
+    assert!(
+        stale.is_empty() && golden.len() == runs.len(),
+        "{} is out of date ({}): regenerate it (CAMPAIGN_BLESS=1 cargo test golden)",
+        path.display(),
+        stale.join("; ")
+    );
 }
 
 const TABLE: &str = r#"
@@ -659,22 +715,22 @@ fn plan_counts_distinct_runs_and_fails_when_runs_cannot_run() {
         ));
 }
 
-/// `campaign --version` names the semantics version its results belong to.
+/// `campaign --version` names the engine version its results belong to.
 #[test]
-fn version_names_the_semantics_version() {
+fn version_names_the_engine_version() {
     campaign()
         .arg("--version")
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "(semantics version {SEMANTICS_VERSION})"
+            "(engine version {ENGINE_VERSION})"
         )));
 }
 
 /// runs.parquet is typed for the field's tools: counts are integers, the resolved
 /// policies are columns (the mini spec's semantics say walltime `run`, scaling `keep`;
 /// its traces are cleaned with the default size source and recorded requested times),
-/// and the tool and semantics versions are in the file's key-value metadata and in
+/// and the tool and engine versions are in the file's key-value metadata and in
 /// runs.meta.json.
 #[test]
 fn runs_parquet_is_typed_and_says_what_made_it() {
@@ -701,7 +757,7 @@ fn runs_parquet_is_typed_and_says_what_made_it() {
             .unwrap_or_else(|| panic!("no {k} in {metadata:?}"))
     };
     assert_eq!(value("campaign_version"), env!("CARGO_PKG_VERSION"));
-    assert_eq!(value("semantics_version"), SEMANTICS_VERSION.to_string());
+    assert_eq!(value("engine_version"), ENGINE_VERSION.to_string());
     assert_eq!(value("spec_name"), "mini");
     let df = reader.finish().unwrap();
     for count in [
@@ -763,7 +819,7 @@ fn runs_parquet_is_typed_and_says_what_made_it() {
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("runs.meta.json")).unwrap())
             .unwrap();
-    assert_eq!(meta["semantics_version"], SEMANTICS_VERSION.to_string());
+    assert_eq!(meta["engine_version"], ENGINE_VERSION.to_string());
     assert_eq!(meta["campaign_version"], env!("CARGO_PKG_VERSION"));
 }
 

@@ -16,19 +16,29 @@ pub(crate) const TRACES: [(&str, usize, usize); 8] = [
     ("SDSC-SP2-1998-4.2-cln", 59_715, 437),
 ];
 
-/// The directory holding the real traces: `$CAMPAIGN_TRACE_DIR`, else `../shared/traces`
-/// beside the project. Panics, saying where it looked, if the traces are in neither:
-/// a test that needs a real trace never passes or skips silently without one.
+/// The directory holding the real traces, as an absolute path: `$CAMPAIGN_TRACE_DIR`,
+/// else `../shared/traces` beside the project. Panics, saying where it looked, if the
+/// traces are in neither: a test that needs a real trace never passes or skips silently
+/// without one.
 pub(crate) fn trace_dir() -> PathBuf {
+    trace_dir_from(std::env::var_os("CAMPAIGN_TRACE_DIR"))
+}
+
+/// [`trace_dir`] with `env` as `$CAMPAIGN_TRACE_DIR`. A relative directory is taken
+/// from the project root (where `cargo test` runs the tests) and made absolute: tests
+/// write it into specs and scripts in temporary directories, where a relative path
+/// would name another place.
+fn trace_dir_from(env: Option<std::ffi::OsString>) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut tried = Vec::new();
-    if let Some(dir) = std::env::var_os("CAMPAIGN_TRACE_DIR") {
-        let dir = PathBuf::from(dir);
+    if let Some(dir) = env {
+        let dir = root.join(dir);
         if dir.join("MANIFEST.tsv").is_file() {
             return dir;
         }
         tried.push(format!("{} ($CAMPAIGN_TRACE_DIR)", dir.display()));
     }
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    let shared = root.join("../shared/traces");
     if shared.join("MANIFEST.tsv").is_file() {
         return shared;
     }
@@ -38,6 +48,26 @@ pub(crate) fn trace_dir() -> PathBuf {
          were not found; looked in: {}",
         tried.join(", ")
     );
+}
+
+/// Regression: `CAMPAIGN_TRACE_DIR=../shared/traces cargo test`, as the README writes
+/// it, gave the tests a relative directory, which a test wrote into a spec in a
+/// temporary directory, where it named nothing.
+#[test]
+fn a_relative_trace_dir_is_made_absolute() {
+    // The real directory written relative to the project root: up to `/`, then down.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let real = trace_dir();
+    let mut relative = PathBuf::new();
+    for _ in root.components().skip(1) {
+        relative.push("..");
+    }
+    relative.push(real.strip_prefix("/").expect("an absolute trace directory"));
+    assert!(relative.is_relative());
+    let dir = trace_dir_from(Some(relative.into_os_string()));
+    assert!(dir.is_absolute(), "{}", dir.display());
+    assert!(dir.join("MANIFEST.tsv").is_file(), "{}", dir.display());
+    assert!(trace_dir().is_absolute());
 }
 
 /// The path of one real trace; panics naming it if it is missing.

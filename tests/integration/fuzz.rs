@@ -310,7 +310,7 @@ proptest! {
     ) {
         let seeds = spec_seeds();
         let text = apply(&seeds[seed % seeds.len()], &mutations);
-        let Ok(spec) = parse(&text, "fuzz.toml", Path::new(".")) else { return Ok(()) };
+        let Ok(spec) = parse(&text, "fuzz.toml", Path::new("."), campaign::implementations::builtin()) else { return Ok(()) };
         if let Ok(grid) = expand(&spec) {
             prop_assert!(grid.runs.len() <= MAX_RUNS);
         }

@@ -452,7 +452,7 @@ fn jann97_fit_of_the_ctc_log_matches_its_moments() {
 /// Golden: six jobs of each model (64 nodes, seed 1) as `campaign generate` wrote them
 /// when the models landed. A change here means a seed no longer draws the same
 /// workload (a model's code, or a `rand`/`rand_distr` upgrade that changed its
-/// draws): then bump `SEMANTICS_VERSION` (cached results of model workloads are keyed
+/// draws): then bump `ENGINE_VERSION` (cached results of model workloads are keyed
 /// by their parameters and seed, not by their jobs) and update these lines.
 #[test]
 fn a_seed_draws_the_same_jobs_forever() {

@@ -386,14 +386,26 @@ fn cache_files(cache: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (json, other)
 }
 
-/// Every entry parses as JSON and holds the key it is filed under.
+/// Every entry is whole: a header line naming the key it is filed under and the length
+/// and blake3 of the rest, which parses as JSON holding that key.
 fn assert_entries_whole(entries: &[PathBuf]) {
     for path in entries {
         let text = std::fs::read_to_string(path).unwrap();
-        let value: serde_json::Value = serde_json::from_str(&text)
+        let (header, payload) = text
+            .split_once('\n')
+            .unwrap_or_else(|| panic!("no header line in {}", path.display()));
+        let header: serde_json::Value = serde_json::from_str(header)
+            .unwrap_or_else(|e| panic!("broken header of {}: {e}", path.display()));
+        let value: serde_json::Value = serde_json::from_str(payload)
             .unwrap_or_else(|e| panic!("partial or broken entry {}: {e}", path.display()));
         let stem = path.file_stem().unwrap().to_string_lossy();
+        assert_eq!(header["key"].as_str(), Some(&*stem), "{}", path.display());
         assert_eq!(value["key"].as_str(), Some(&*stem), "{}", path.display());
+        assert_eq!(header["bytes"].as_u64(), Some(payload.len() as u64));
+        assert_eq!(
+            header["blake3"].as_str(),
+            Some(blake3::hash(payload.as_bytes()).to_hex().as_str())
+        );
     }
 }
 

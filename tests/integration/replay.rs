@@ -210,15 +210,18 @@ fn naive_submits(
 }
 
 fn feedback(d: Delimitation, dependencies: Dependencies) -> ReplayModel {
-    ReplayModel::Feedback(campaign::replay::FeedbackConfig {
-        delimitation: d,
-        dependencies,
-    })
+    campaign::implementations::builtin()
+        .replays
+        .of(campaign::replay::FeedbackConfig {
+            delimitation: d,
+            dependencies,
+        })
+        .unwrap()
 }
 
 /// The scheduler of this name, with default parameters.
 fn sched(name: &str) -> SchedulerConfig {
-    SchedulerConfig::named(name).expect("a scheduler")
+    name.parse::<SchedulerConfig>().expect("a scheduler")
 }
 
 /// Submit times under the library's replay.

@@ -164,7 +164,7 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     let (code, text) = status();
     assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("6 distinct: 0 cached, 0 failed, 6 missing"),
+        text.contains("6 distinct: 0 cached, 0 corrupt, 0 failed, 6 missing"),
         "{text}"
     );
     let shard = |k: &str, args: &[&str]| {
@@ -179,15 +179,15 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     let (code, text) = status();
     assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("6 distinct: 3 cached, 3 failed, 0 missing"),
+        text.contains("6 distinct: 3 cached, 0 corrupt, 3 failed, 0 missing"),
         "{text}"
     );
     assert!(
-        text.contains("shard 1/2     3 distinct: 3 cached, 0 failed, 0 missing"),
+        text.contains("shard 1/2     3 distinct: 3 cached, 0 corrupt, 0 failed, 0 missing"),
         "{text}"
     );
     assert!(
-        text.contains("shard 2/2     3 distinct: 0 cached, 3 failed, 0 missing"),
+        text.contains("shard 2/2     3 distinct: 0 cached, 0 corrupt, 3 failed, 0 missing"),
         "{text}"
     );
     assert!(text.contains("the run's time limit"), "{text}");
@@ -197,7 +197,7 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     let (code, text) = status();
     assert_eq!(code, Some(0), "{text}");
     assert!(
-        text.contains("6 distinct: 6 cached, 0 failed, 0 missing"),
+        text.contains("6 distinct: 6 cached, 0 corrupt, 0 failed, 0 missing"),
         "{text}"
     );
     assert!(text.ends_with("complete\n"), "{text}");
@@ -207,7 +207,7 @@ fn status_counts_cached_failed_and_missing_runs_per_shard() {
     let (code, text) = status_with(&d.join("nowhere"));
     assert_eq!(code, Some(0), "{text}");
     assert!(
-        text.contains("6 distinct: 6 cached, 0 failed, 0 missing"),
+        text.contains("6 distinct: 6 cached, 0 corrupt, 0 failed, 0 missing"),
         "{text}"
     );
     assert!(text.contains("shards     not counted"), "{text}");
@@ -261,10 +261,7 @@ fn explain_shows_the_encoding_the_key_hashes() {
     let encoding = field(first, "encoding");
     let key = field(first, "key").replace("blake3(encoding) = ", "");
     assert_eq!(key, blake3::hash(encoding.as_bytes()).to_hex().as_str());
-    assert!(
-        encoding.starts_with("{\"semantics_version\":"),
-        "{encoding}"
-    );
+    assert!(encoding.starts_with("{\"engine_version\":"), "{encoding}");
     assert!(encoding.contains("\"kind\":\"easy\""), "{encoding}");
     assert_eq!(field(first, "cache"), "not cached");
     spec_command("run", &spec, &cache, &d.join("out"))

@@ -604,7 +604,7 @@ impl Kind {
             Kind::Distribution => "distribution",
             Kind::Fluid => "fluid",
         };
-        ReplayModel::named(name).unwrap()
+        name.parse::<ReplayModel>().unwrap()
     }
 }
 

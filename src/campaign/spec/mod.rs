@@ -21,6 +21,7 @@
 //! [schedulers]                            # axis `scheduler`: tables tagged by kind
 //! easy = { kind = "easy" }
 //! fcfs = { kind = "fcfs" }
+//! recorded = { kind = "recorded" }
 //! k = { kind = "easy", prediction_window = "1..=5" }   # a sweep: five variants
 //!
 //! [platforms]                             # axis `platform`: changes
@@ -33,15 +34,17 @@
 //!
 //! [replays]                               # axis `replay` (default: rigid)
 //! rigid = "rigid"                         # shorthands…
+//! a0 = "a0"
 //! a60 = "a60"
 //! last = { model = "feedback", delimiter = "last", threshold = [30, 60] }  # …or tables
 //!
 //! [experiments]                           # named bundles of values across axes
 //! EASY = { scheduler = "easy", platform = "same" }
+//! FCFS = { scheduler = "fcfs", platform = "same" }
+//! "EASY perf/2" = { scheduler = "easy", platform = "perf/2" }
 //!
 //! [grid]
-//! vary = ["workload", "experiment", "replay"]   # cartesian product, last fastest
-//! zip = [["workload", "platform"]]              # paired axes advance together
+//! vary = ["experiment", "replay", "workload"]   # cartesian product, last fastest
 //!
 //! [[exclude]]                             # drop matching grid points
 //! experiment = "FCFS"
@@ -50,6 +53,8 @@
 //! [[include]]                             # extra single runs
 //! workload = "KTH"
 //! scheduler = "recorded"
+//! platform = "same"
+//! replay = "rigid"
 //!
 //! [[figure]]                              # figures of report.html (default: by axes)
 //! kind = "timeline"
@@ -203,10 +208,62 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// The first control character (other than tab, line feed and carriage return) in a
+/// key or string of `table`, with its key path.
+fn control_character(table: &toml::Table, path: &str) -> Option<(String, char)> {
+    fn bad(s: &str) -> Option<char> {
+        s.chars()
+            .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    }
+    fn walk(v: &toml::Value, path: &str) -> Option<(String, char)> {
+        match v {
+            toml::Value::String(s) => bad(s).map(|c| (path.to_string(), c)),
+            toml::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| walk(v, &format!("{path}[{i}]"))),
+            toml::Value::Table(t) => control_character(t, path),
+            _ => None,
+        }
+    }
+    table.iter().find_map(|(k, v)| {
+        let key = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        match bad(k) {
+            Some(c) => Some((key, c)),
+            None => walk(v, &key),
+        }
+    })
+}
+
 /// Parses and validates a spec; `file` names it in errors, relative paths in it are
-/// relative to `dir`.
-pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
+/// relative to `dir`, and its schedulers, replay models and workload models are read
+/// from `registry`.
+pub fn parse(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    registry: &crate::Registry,
+) -> Result<Spec, SpecError> {
     let src = Source { file, text };
+    // Strings go into HTML, SVG, CSV and file names: no control characters but tabs and
+    // line breaks (TOML writes them as escapes, e.g. "\u0007").
+    if let Ok(doc) = toml::from_str::<toml::Table>(text)
+        && let Some((key, c)) = control_character(&doc, "")
+    {
+        return Err(src.error(
+            None,
+            format!(
+                "{}: control character U+{:04X} in a string (only tabs and line breaks \
+                 are allowed)",
+                key.escape_debug(),
+                c as u32
+            ),
+        ));
+    }
     let raw: RawSpec = toml::from_str(text).map_err(|e| SpecError {
         file: file.to_string(),
         at: e.span().map(|s| line_col(text, s.start)),
@@ -234,12 +291,12 @@ pub fn parse(text: &str, file: &str, dir: &Path) -> Result<Spec, SpecError> {
         description: raw.description.clone(),
         trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
         check: raw.check.unwrap_or(true),
-        workloads: variants::workloads(src, &raw, dir)?,
+        workloads: variants::workloads(src, &raw, dir, &registry.models)?,
         transforms: variants::transforms(src, &raw)?,
-        schedulers: variants::schedulers(src, &raw)?,
+        schedulers: variants::schedulers(src, &raw, &registry.schedulers)?,
         platforms: variants::platforms(src, &raw)?,
         semantics: variants::semantics(&raw),
-        replays: variants::replays(src, &raw)?,
+        replays: variants::replays(src, &raw, &registry.replays)?,
         shakes: variants::shakes(src, &raw)?,
         experiments: Vec::new(),
         defined: variants::defined(&raw),

@@ -110,6 +110,21 @@ pub(super) fn tables(
                 format!("table name {name:?} must be letters, digits, '-' or '_' (it names files)"),
             ));
         }
+        // `NAME-vs-published.*` is the file of table NAME's published values.
+        let derived = |a: &str, b: &str| a.strip_suffix("-vs-published") == Some(b);
+        if let Some(o) = out
+            .iter()
+            .find(|o| derived(name, &o.name) || derived(&o.name, name))
+        {
+            return Err(src.error(
+                Some(raw.name.span()),
+                format!(
+                    "table names {name:?} and {:?} would write the same files \
+                     (NAME-vs-published.* holds table NAME's published values)",
+                    o.name
+                ),
+            ));
+        }
         if out.iter().any(|o| o.name == *name) {
             return Err(src.error(
                 Some(raw.name.span()),

@@ -6,7 +6,12 @@ use crate::workload::WorkloadSource;
 use std::path::Path;
 
 fn load(text: &str) -> Result<(Spec, Grid), SpecError> {
-    let spec = parse(text, "t.toml", Path::new("/specs"))?;
+    let spec = parse(
+        text,
+        "t.toml",
+        Path::new("/specs"),
+        crate::implementations::builtin(),
+    )?;
     let grid = expand(&spec)?;
     Ok((spec, grid))
 }
@@ -179,8 +184,9 @@ fn typos_are_errors_naming_key_and_line() {
     // Unknown choice values.
     let e = err(&BASE.replace("kind = \"fcfs\"", "kind = \"fifo\""));
     assert!(
-        e.message
-            .contains("scheduler \"fcfs\": unknown variant `fifo`, expected one of `fcfs`"),
+        e.message.contains(
+            "scheduler \"fcfs\": unknown scheduler \"fifo\"; expected one of: fcfs, easy"
+        ),
         "{e}"
     );
     assert_eq!(e.at.map(|a| a.0), Some(10));
@@ -486,4 +492,28 @@ fn batsim_requested_times_and_their_factor() {
             .contains("unknown requested time \"bastim\"; expected one of: recorded, batsim"),
         "{e}"
     );
+}
+
+/// The example in this module's documentation (`spec/mod.rs`) is a spec that parses
+/// and expands: 3 experiments × 5 replays (rigid, a0, a60, and `last` swept over two
+/// thresholds) × 1 workload = 15 grid points, less FCFS's a0 and a60 (2) = 13, plus the
+/// one included run = 14 runs.
+#[test]
+fn the_module_documentation_example_is_a_valid_spec() {
+    let source = include_str!("mod.rs");
+    let mut lines = source
+        .lines()
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .skip_while(|l| *l != "```toml")
+        .skip(1);
+    let example: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+    assert!(example.len() > 20, "the example was not found");
+    let (spec, grid) = load(&example.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(spec.name, "paper2024");
+    assert_eq!(
+        spec.variant_names(AxisName::Axis(Axis::Scheduler)).len(),
+        3 + 5
+    );
+    assert_eq!(grid.runs.len(), 14);
 }

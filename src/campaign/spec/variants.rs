@@ -8,11 +8,12 @@ use super::error::{Source, SpecError};
 use super::raw::RawSpec;
 use super::sweep::{expand_table, expand_table_keeping, expand_variant};
 use crate::platform::PlatformChange;
-use crate::replay::ReplayModel;
-use crate::sched::SchedulerConfig;
+use crate::registry::{Configured, Family};
+use crate::replay::{ReplayModel, ReplayModels};
+use crate::sched::{SchedulerConfig, Schedulers};
 use crate::shake::{ArrivalScale, JobEdit, ShakeConfig, Transform};
 use crate::sim::Semantics;
-use crate::workload::WorkloadSource;
+use crate::workload::{WorkloadModels, WorkloadSource};
 use std::path::Path;
 
 /// The default variant of an axis the spec does not define (one variant).
@@ -54,6 +55,7 @@ pub(super) fn workloads(
     src: Source<'_>,
     raw: &RawSpec,
     dir: &Path,
+    models: &WorkloadModels,
 ) -> Result<Vec<(String, WorkloadVariant)>, SpecError> {
     if raw.workloads.0.is_empty() {
         return Err(src.error(None, "the spec defines no workload ([workloads.NAME])"));
@@ -121,9 +123,7 @@ pub(super) fn workloads(
         }
         // A trace's `status` is a list of statuses to keep, not a sweep.
         for (name, table) in expand_table_keeping(src, n, &table, n.span(), &["status"])? {
-            let mut source: WorkloadSource = toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
+            let mut source = WorkloadSource::from_table(table, models).map_err(fail)?;
             source.validate().map_err(fail)?;
             source.get_mut().relative_to(dir);
             out.push((
@@ -140,25 +140,25 @@ pub(super) fn workloads(
     Ok(out)
 }
 
-/// A typed configuration's table (a spec variant), expanded over its sweeps, each
-/// expansion read by the configuration's type; a string is `parse`d as a shorthand.
-fn typed<T: serde::de::DeserializeOwned>(
+/// A registered implementation's variant: a table (expanded over its sweeps, each
+/// expansion read by `family`) or a name or shorthand.
+fn configured<S: ?Sized + 'static>(
     src: Source<'_>,
     axis: Axis,
+    family: &Family<S>,
     n: &toml::Spanned<String>,
     value: &toml::Spanned<toml::Value>,
-    parse: impl Fn(&str) -> Result<T, String>,
-) -> Result<Vec<(String, T)>, SpecError> {
+) -> Result<Vec<(String, Configured<S>)>, SpecError> {
     let fail = |e: String| src.error(Some(value.span()), format!("{axis} {:?}: {e}", n.get_ref()));
     match value.get_ref() {
-        toml::Value::String(s) => Ok(vec![(n.get_ref().clone(), parse(s).map_err(fail)?)]),
+        toml::Value::String(s) => Ok(vec![(n.get_ref().clone(), family.parse(s).map_err(fail)?)]),
         toml::Value::Table(table) => expand_table(src, n, table, value.span())?
             .into_iter()
             .map(|(name, t)| {
-                let v = toml::Value::Table(t)
-                    .try_into()
-                    .map_err(|e: toml::de::Error| fail(e.message().trim().to_string()))?;
-                Ok((name, v))
+                Ok((
+                    name,
+                    family.from_value(toml::Value::Table(t)).map_err(fail)?,
+                ))
             })
             .collect(),
         v => Err(fail(format!("expected a table or a name, got {v}"))),
@@ -169,6 +169,7 @@ fn typed<T: serde::de::DeserializeOwned>(
 pub(super) fn schedulers(
     src: Source<'_>,
     raw: &RawSpec,
+    family: &Schedulers,
 ) -> Result<Vec<(String, SchedulerConfig)>, SpecError> {
     if raw.schedulers.0.is_empty() {
         return Ok(vec![(
@@ -178,7 +179,7 @@ pub(super) fn schedulers(
     }
     let mut out = Vec::new();
     for (n, value) in &raw.schedulers.0 {
-        out.extend(typed(src, Axis::Scheduler, n, value, |s| s.parse())?);
+        out.extend(configured(src, Axis::Scheduler, family, n, value)?);
     }
     Ok(out)
 }
@@ -187,16 +188,14 @@ pub(super) fn schedulers(
 pub(super) fn replays(
     src: Source<'_>,
     raw: &RawSpec,
+    family: &ReplayModels,
 ) -> Result<Vec<(String, ReplayModel)>, SpecError> {
     if raw.replays.0.is_empty() {
         return Ok(vec![(DEFAULT_VARIANT.to_string(), ReplayModel::default())]);
     }
     let mut out = Vec::new();
     for (n, value) in &raw.replays.0 {
-        for (name, model) in typed(src, Axis::Replay, n, value, |s| {
-            s.parse::<ReplayModel>()
-                .map_err(|e: crate::replay::ReplayError| e.to_string())
-        })? {
+        for (name, model) in configured(src, Axis::Replay, family, n, value)? {
             model
                 .get()
                 .validate()

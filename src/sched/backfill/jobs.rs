@@ -90,7 +90,13 @@ impl Jobs {
 
     /// When running job `job` is expected to end as of `now` (after `now`), slots of at
     /// least `min_slot`.
-    pub(crate) fn running_end(&self, job: JobIdx, estimate: Time, now: Time, min_slot: Time) -> Time {
+    pub(crate) fn running_end(
+        &self,
+        job: JobIdx,
+        estimate: Time,
+        now: Time,
+        min_slot: Time,
+    ) -> Time {
         let i = job as usize;
         self.predictor
             .running_end(self.start[i], self.planned[i], estimate, now, min_slot)

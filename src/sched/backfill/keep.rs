@@ -179,7 +179,10 @@ impl Keep {
     fn place(&mut self, job: JobIdx, jobs: &mut Jobs, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) {
         let i = job as usize;
         let (now, size, d) = (ctx.now, ctx.jobs[i].size, slot(jobs.planned(job)));
-        let profile = self.profile.as_mut().expect("the profile exists during a pass");
+        let profile = self
+            .profile
+            .as_mut()
+            .expect("the profile exists during a pass");
         let r = profile.earliest(now, size, d);
         profile.reserve(r, r + d, size);
         self.promised[i] = Some(r);
@@ -275,7 +278,10 @@ impl Keep {
             if jobs.backfill_order != jobs.order || jobs.order.is_dynamic() {
                 jobs.sort(jobs.backfill_order, &mut rest, ctx);
             }
-            let profile = self.profile.as_mut().expect("the profile exists during a pass");
+            let profile = self
+                .profile
+                .as_mut()
+                .expect("the profile exists during a pass");
             let mut chosen = Vec::new();
             for &job in &rest {
                 let i = job as usize;
@@ -329,7 +335,10 @@ impl Keep {
             .map(|f| f.until.min(r - f.duration + Time::MILLI))
             .max()
             .map_or(now, |from| from.max(now));
-        let profile = self.profile.as_mut().expect("the profile exists during a pass");
+        let profile = self
+            .profile
+            .as_mut()
+            .expect("the profile exists during a pass");
         let found = profile.earliest_before(from, size, d, r);
         if remember {
             if facts.len() == FACTS {
@@ -382,7 +391,10 @@ impl Keep {
             // Free the nodes the extension needs: while some instant of it is short,
             // give up the slot of the last holder in queue order holding nodes then.
             loop {
-                let profile = self.profile.as_mut().expect("the profile exists during a pass");
+                let profile = self
+                    .profile
+                    .as_mut()
+                    .expect("the profile exists during a pass");
                 let Some((a, b)) = profile.first_short(now, new_end, size) else {
                     break;
                 };
@@ -395,14 +407,20 @@ impl Keep {
                 // A victim always exists: the running jobs alone fit on the platform.
                 let Some((r, v)) = victim else { break };
                 let vi = v as usize;
-                let profile = self.profile.as_mut().expect("the profile exists during a pass");
+                let profile = self
+                    .profile
+                    .as_mut()
+                    .expect("the profile exists during a pass");
                 profile.release(r, r + slot(jobs.planned(v)), ctx.jobs[vi].size);
                 self.by_start.remove(&(r, v));
                 self.holder[vi] = false;
                 self.held -= 1;
                 displaced.push(v);
             }
-            let profile = self.profile.as_mut().expect("the profile exists during a pass");
+            let profile = self
+                .profile
+                .as_mut()
+                .expect("the profile exists during a pass");
             profile.reserve(now, new_end, size);
             self.end[i] = new_end;
             self.ends.push(Reverse((new_end, job)));
@@ -411,7 +429,10 @@ impl Keep {
         for job in displaced {
             let i = job as usize;
             let (size, d) = (ctx.jobs[i].size, slot(jobs.planned(job)));
-            let profile = self.profile.as_mut().expect("the profile exists during a pass");
+            let profile = self
+                .profile
+                .as_mut()
+                .expect("the profile exists during a pass");
             let r = profile.earliest(now, size, d);
             profile.reserve(r, r + d, size);
             self.by_start.insert((r, job));

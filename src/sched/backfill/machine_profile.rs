@@ -55,7 +55,9 @@ impl MachineSet {
     pub(crate) fn contains(&self, other: &MachineSet) -> bool {
         other.intervals.iter().all(|&(c, d)| {
             let k = self.intervals.partition_point(|&(_, b)| b <= c);
-            self.intervals.get(k).is_some_and(|&(a, b)| a <= c && d <= b)
+            self.intervals
+                .get(k)
+                .is_some_and(|&(a, b)| a <= c && d <= b)
         })
     }
 
@@ -182,7 +184,9 @@ impl MachineProfile {
 
     /// Index of the step in force at `t` (the first step for earlier times).
     fn index_at(&self, t: Time) -> usize {
-        self.steps.partition_point(|s| s.time <= t).saturating_sub(1)
+        self.steps
+            .partition_point(|s| s.time <= t)
+            .saturating_sub(1)
     }
 
     fn time_of(&self, i: usize) -> Time {
@@ -234,7 +238,12 @@ impl MachineProfile {
 
     /// The first instant in `[from, to)` at which some machine of `set` is not free, with
     /// the end of that step (capped at `to`).
-    pub(crate) fn first_taken(&self, from: Time, to: Time, set: &MachineSet) -> Option<(Time, Time)> {
+    pub(crate) fn first_taken(
+        &self,
+        from: Time,
+        to: Time,
+        set: &MachineSet,
+    ) -> Option<(Time, Time)> {
         let mut i = self.index_at(from);
         while i < self.steps.len() && self.steps[i].time < to {
             if !self.steps[i].free.contains(set) {
@@ -331,7 +340,10 @@ mod tests {
         assert_eq!(p.earliest(t(0), 6, t(5)), (t(10), set(&[(0, 4), (6, 8)])));
         assert_eq!(p.earliest(t(0), 7, t(5)), (t(20), set(&[(0, 7)])));
         assert_eq!(p.fits_at(t(0), 2, t(100)), Some(set(&[(6, 8)])));
-        assert_eq!(p.first_taken(t(0), t(30), &set(&[(3, 5)])), Some((t(0), t(5))));
+        assert_eq!(
+            p.first_taken(t(0), t(30), &set(&[(3, 5)])),
+            Some((t(0), t(5)))
+        );
         p.release(t(5), t(20), &set(&[(4, 6)]));
         p.release(t(0), t(10), &set(&[(0, 4)]));
         assert_eq!(p.steps.len(), 1, "{:?}", p.steps);

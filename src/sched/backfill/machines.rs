@@ -15,10 +15,10 @@
 //! gives up its reservation and takes the earliest one again: the same time or earlier,
 //! possibly on other machines.
 
+use super::Hold;
 use super::jobs::Jobs;
 use super::machine_profile::{MachineProfile, MachineSet};
 use super::order::Order;
-use super::Hold;
 use crate::sim::{Context, JobIdx};
 use crate::time::Time;
 use std::cmp::Reverse;
@@ -102,7 +102,9 @@ impl Machines {
     }
 
     fn profile(&mut self) -> &mut MachineProfile {
-        self.profile.as_mut().expect("the profile exists during a pass")
+        self.profile
+            .as_mut()
+            .expect("the profile exists during a pass")
     }
 
     fn rank_of(&self, jobs: &Jobs, job: JobIdx) -> u64 {
@@ -114,7 +116,14 @@ impl Machines {
     }
 
     /// Waiting job `job` starts now on `machines` (a holder's are already reserved).
-    fn start(&mut self, job: JobIdx, machines: MachineSet, jobs: &mut Jobs, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) {
+    fn start(
+        &mut self,
+        job: JobIdx,
+        machines: MachineSet,
+        jobs: &mut Jobs,
+        ctx: &Context<'_>,
+        starts: &mut Vec<JobIdx>,
+    ) {
         let (i, now) = (job as usize, ctx.now);
         jobs.started(job, ctx);
         let d = slot(jobs.planned(job));

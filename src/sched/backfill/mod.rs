@@ -33,7 +33,10 @@ pub(crate) struct UsageForTests(Option<fairshare::Usage>);
 #[cfg(test)]
 impl UsageForTests {
     pub(crate) fn new(c: &BackfillConfig) -> UsageForTests {
-        UsageForTests(c.uses_fairshare().then(|| fairshare::Usage::new(c.half_life())))
+        UsageForTests(
+            c.uses_fairshare()
+                .then(|| fairshare::Usage::new(c.half_life())),
+        )
     }
 
     pub(crate) fn of(&self, user: i64, now: Time) -> f64 {
@@ -107,7 +110,9 @@ pub enum BackfillError {
     Reservations(String),
     #[error("prediction must be \"estimate\", \"easy++\" or {{ window = K }} with K ≥ 1, got {0}")]
     Prediction(String),
-    #[error("half_life is the fair-share usage's half-life in days and needs order or backfill_order \"fairshare\"")]
+    #[error(
+        "half_life is the fair-share usage's half-life in days and needs order or backfill_order \"fairshare\""
+    )]
     HalfLifeWithoutFairshare,
     #[error("half_life must be a number of days > 0, got {0}")]
     HalfLife(f64),
@@ -191,6 +196,15 @@ impl BackfillConfig {
     pub fn scheduler(&self, jobs: usize) -> Backfill {
         Backfill::new(self, jobs)
     }
+}
+
+impl crate::registry::Implementation for BackfillConfig {
+    /// Its cost is that of its dearest setting, every job reserved.
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "backfill",
+        "the backfilling family: queue order × backfill order × reservations (0, k or all)",
+    )
+    .with_cost(10);
 }
 
 impl super::SchedulerSetup for BackfillConfig {
@@ -434,15 +448,30 @@ mod tests {
 
     fn backfill(text: &str) -> BackfillConfig {
         match parse(text) {
-            Ok(SchedulerConfig::Backfill(c)) => c,
-            other => panic!("{text}: {other:?}"),
+            Ok(c) => c
+                .params::<BackfillConfig>()
+                .cloned()
+                .unwrap_or_else(|| panic!("{text}: {c:?}")),
+            Err(e) => panic!("{text}: {e}"),
         }
+    }
+
+    /// How a configuration prints (and names its runs).
+    fn shown(c: BackfillConfig) -> String {
+        crate::Registry::builtin()
+            .schedulers
+            .of(c)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .to_string()
     }
 
     #[test]
     fn defaults_and_written_form() {
         assert_eq!(backfill("backfill"), BackfillConfig::default());
-        assert_eq!(backfill("{ kind = \"backfill\" }"), BackfillConfig::default());
+        assert_eq!(
+            backfill("{ kind = \"backfill\" }"),
+            BackfillConfig::default()
+        );
         let all = backfill("{ kind = \"backfill\", reservations = \"all\" }");
         assert_eq!(all.hold, Hold::Start, "all reserved: held until the start");
         assert_eq!(all, BackfillConfig::conservative());
@@ -452,15 +481,18 @@ mod tests {
             "{ kind = \"backfill\", order = \"fcfs\", reservations = 1, hold = \"pass\", \
              prediction = \"estimate\" }",
         );
-        assert_eq!(SchedulerConfig::Backfill(c).to_string(), "backfill");
+        assert_eq!(shown(c), "backfill");
         let text = "{ kind = \"backfill\", order = \"fairshare\", backfill_order = \"sjf\", \
                     reservations = 3, reserve = \"machines\", hold = \"start\", \
                     prediction = { window = 4 }, half_life = 2.5 }";
         let c = backfill(text);
         assert_eq!(c.reservations, Reservations::Count(3));
-        assert_eq!(c.prediction, Prediction::Window(NonZeroU32::new(4).unwrap()));
+        assert_eq!(
+            c.prediction,
+            Prediction::Window(NonZeroU32::new(4).unwrap())
+        );
         assert_eq!(c.half_life(), Time::from_millis(2.5e3 as i64 * 86_400));
-        let shown = SchedulerConfig::Backfill(c.clone()).to_string();
+        let shown = shown(c.clone());
         assert_eq!(
             shown,
             "backfill { order = \"fairshare\", backfill_order = \"sjf\", reservations = 3, \
@@ -478,16 +510,46 @@ mod tests {
     #[test]
     fn bad_parameters_are_refused_with_what_is_expected() {
         let cases = [
-            ("{ kind = \"backfill\", reservation = 2 }", "unknown field `reservation`"),
-            ("{ kind = \"backfill\", reservations = -1 }", "reservations must be a whole number ≥ 0 or \"all\", got -1"),
-            ("{ kind = \"backfill\", reservations = \"some\" }", "got \"some\""),
-            ("{ kind = \"backfill\", order = \"sjbf\" }", "unknown order \"sjbf\"; expected one of: fcfs, lcfs"),
-            ("{ kind = \"backfill\", prediction = \"easy+\" }", "prediction must be \"estimate\", \"easy++\" or { window = K }"),
-            ("{ kind = \"backfill\", prediction = { window = 0 } }", "got { window = 0 }"),
-            ("{ kind = \"backfill\", half_life = 3 }", "needs order or backfill_order \"fairshare\""),
-            ("{ kind = \"backfill\", order = \"fairshare\", half_life = 0 }", "half_life must be a number of days > 0, got 0"),
-            ("{ kind = \"backfill\", reservations = 0, hold = \"start\" }", "hold = \"start\" needs reservations ≥ 1"),
-            ("{ kind = \"backfill\", reserve = \"nodes\" }", "unknown reservation kind \"nodes\"; expected one of: count, machines"),
+            (
+                "{ kind = \"backfill\", reservation = 2 }",
+                "unknown field `reservation`",
+            ),
+            (
+                "{ kind = \"backfill\", reservations = -1 }",
+                "reservations must be a whole number ≥ 0 or \"all\", got -1",
+            ),
+            (
+                "{ kind = \"backfill\", reservations = \"some\" }",
+                "got \"some\"",
+            ),
+            (
+                "{ kind = \"backfill\", order = \"sjbf\" }",
+                "unknown order \"sjbf\"; expected one of: fcfs, lcfs",
+            ),
+            (
+                "{ kind = \"backfill\", prediction = \"easy+\" }",
+                "prediction must be \"estimate\", \"easy++\" or { window = K }",
+            ),
+            (
+                "{ kind = \"backfill\", prediction = { window = 0 } }",
+                "got { window = 0 }",
+            ),
+            (
+                "{ kind = \"backfill\", half_life = 3 }",
+                "needs order or backfill_order \"fairshare\"",
+            ),
+            (
+                "{ kind = \"backfill\", order = \"fairshare\", half_life = 0 }",
+                "half_life must be a number of days > 0, got 0",
+            ),
+            (
+                "{ kind = \"backfill\", reservations = 0, hold = \"start\" }",
+                "hold = \"start\" needs reservations ≥ 1",
+            ),
+            (
+                "{ kind = \"backfill\", reserve = \"nodes\" }",
+                "unknown reservation kind \"nodes\"; expected one of: count, machines",
+            ),
         ];
         for (text, want) in cases {
             let e = parse(text).expect_err(text);
@@ -500,11 +562,26 @@ mod tests {
         use crate::sched::{Promise, SchedulerSetup};
         let p = |text: &str| backfill(text).promise();
         assert_eq!(p("backfill"), Promise::ShadowTime);
-        assert_eq!(p("{ kind = \"backfill\", reservations = 3 }"), Promise::ShadowTime);
+        assert_eq!(
+            p("{ kind = \"backfill\", reservations = 3 }"),
+            Promise::ShadowTime
+        );
         assert_eq!(p("{ kind = \"backfill\", order = \"sjf\" }"), Promise::None);
-        assert_eq!(p("{ kind = \"backfill\", reservations = 0 }"), Promise::None);
-        assert_eq!(p("{ kind = \"backfill\", reservations = 2, hold = \"start\" }"), Promise::ReservationsHeld);
-        assert_eq!(p("{ kind = \"backfill\", reservations = \"all\" }"), Promise::Reservations);
-        assert_eq!(p("{ kind = \"backfill\", reservations = \"all\", prediction = \"easy++\" }"), Promise::None);
+        assert_eq!(
+            p("{ kind = \"backfill\", reservations = 0 }"),
+            Promise::None
+        );
+        assert_eq!(
+            p("{ kind = \"backfill\", reservations = 2, hold = \"start\" }"),
+            Promise::ReservationsHeld
+        );
+        assert_eq!(
+            p("{ kind = \"backfill\", reservations = \"all\" }"),
+            Promise::Reservations
+        );
+        assert_eq!(
+            p("{ kind = \"backfill\", reservations = \"all\", prediction = \"easy++\" }"),
+            Promise::None
+        );
     }
 }

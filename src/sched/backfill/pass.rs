@@ -163,7 +163,13 @@ impl Pass {
     }
 
     /// The head's shadow time and the extra nodes at that time, given `free` nodes now.
-    fn shadow_of(&mut self, head_size: u32, free: u32, jobs: &Jobs, ctx: &Context<'_>) -> (Time, u32) {
+    fn shadow_of(
+        &mut self,
+        head_size: u32,
+        free: u32,
+        jobs: &Jobs,
+        ctx: &Context<'_>,
+    ) -> (Time, u32) {
         self.expected_ends(jobs, ctx);
         let mut avail = free;
         for (k, &(end, size)) in self.candidates.iter().enumerate() {
@@ -345,7 +351,11 @@ impl Pass {
         } else {
             let mut order = std::mem::take(&mut self.order_scratch);
             order.clear();
-            order.extend(self.queue[self.head + first.min(self.queue.len() - self.head)..].iter().map(|w| w.job));
+            order.extend(
+                self.queue[self.head + first.min(self.queue.len() - self.head)..]
+                    .iter()
+                    .map(|w| w.job),
+            );
             jobs.sort(jobs.backfill_order, &mut order, ctx);
             for &job in &order {
                 if *free == 0 {

@@ -438,12 +438,19 @@ impl Feitelson {
                     runtime,
                     size,
                     user: None,
-                executable: Some(chain),
+                    executable: Some(chain),
                 });
             }
         }
         out
     }
+}
+
+impl crate::registry::Implementation for Feitelson {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "feitelson",
+        "harmonic sizes, hyper-exponential run times, repeated runs (Feitelson 1996/97)",
+    );
 }
 
 impl super::ModelSetup for Feitelson {
@@ -464,15 +471,11 @@ mod tests {
     //! the seeds are fixed, so a pass is reproducible, but a wrong formula or sampler
     //! shifts the estimate by many SE). The KS bound 1.95/sqrt(n) is the asymptotic
     //! 0.1 % critical value of the Kolmogorov distribution.
+    use super::super::sample_checks::{check_moments, ks, ks_bound_01pct, rng};
     use super::*;
     use proptest::prelude::*;
-    use super::super::sample_checks::{check_moments, ks, ks_bound_01pct, rng};
 
     const Z5: f64 = 5.0;
-
-
-
-
 
     fn factorial(k: i32) -> f64 {
         (1..=k).map(f64::from).product()

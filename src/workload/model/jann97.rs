@@ -1539,6 +1539,13 @@ impl Jann97 {
     }
 }
 
+impl crate::registry::Implementation for Jann97 {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "jann97",
+        "hyper-Erlang interarrival and service times per size class (Jann et al. 1997)",
+    );
+}
+
 impl super::ModelSetup for Jann97 {
     fn validate(&self, nodes: u32) -> Result<(), String> {
         Jann97::validate(self, nodes)
@@ -1552,12 +1559,11 @@ impl super::ModelSetup for Jann97 {
 #[cfg(test)]
 #[allow(clippy::needless_range_loop)] // index loops read closer to the formulas
 mod tests {
-    use super::*;
     use super::super::sample_checks::{ks, rng};
+    use super::*;
     use serde::de::IntoDeserializer;
 
     const N: usize = 1_000_000;
-
 
     fn rel(a: f64, b: f64) -> f64 {
         (a - b).abs() / b.abs()
@@ -1574,7 +1580,6 @@ mod tests {
     fn moment_se(d: &HyperErlang, k: u32, n: usize) -> f64 {
         ((d.moment(2 * k) - d.moment(k).powi(2)) / n as f64).sqrt()
     }
-
 
     // ----- the distribution -------------------------------------------------------
 

@@ -814,6 +814,13 @@ fn gamma_cdf(x: f64, shape: f64, scale: f64) -> f64 {
     statrs::function::gamma::gamma_lr(shape, x / scale)
 }
 
+impl crate::registry::Implementation for Lublin03 {
+    const ABOUT: crate::registry::About = crate::registry::About::new(
+        "lublin03",
+        "batch and interactive jobs with a daily cycle (Lublin & Feitelson 2003)",
+    );
+}
+
 impl super::ModelSetup for Lublin03 {
     fn validate(&self, nodes: u32) -> Result<(), String> {
         Lublin03::validate(self, nodes)
@@ -835,13 +842,10 @@ impl super::ModelSetup for Lublin03 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::sample_checks::{check_moments, ks, ks_bound_1pct, rng};
+    use super::*;
     use proptest::prelude::*;
     use statrs::function::gamma::{gamma_lr, ln_gamma as ref_ln_gamma};
-
-
-
 
     /// Raw moments E[X^k], k = 0..=6, of the mixture p·Gamma(k1, θ1) + (1−p)·Gamma(k2, θ2)
     /// conditioned on X ≤ c. For one gamma, E[X^k; X ≤ c] = θ^k Γ(a+k)/Γ(a) P(a+k, c/θ)
@@ -868,7 +872,6 @@ mod tests {
         let mix = |x: f64| p * f(g1, x) + (1.0 - p) * f(g2, x);
         (mix(x.min(c)) / mix(c)).min(1.0)
     }
-
 
     const N: usize = 1_000_000;
 

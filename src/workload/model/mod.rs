@@ -6,11 +6,18 @@
 //! simulators) reads, so a model's workload and the SWF file `campaign generate` writes
 //! from it simulate identically.
 
-use crate::registry::registry;
+use crate::registry::{Configured, Entry, Family, Implementation, RegistryError};
 
+mod feitelson;
+pub mod jann97;
+mod lublin03;
 #[cfg(test)]
 mod sample_checks;
+
 use crate::swf::{SwfHeader, SwfRecord, SwfTrace};
+pub use feitelson::Feitelson;
+pub use jann97::Jann97;
+pub use lublin03::Lublin03;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// One generated job, times in seconds (fractions allowed: [`to_swf`] rounds them).
@@ -41,9 +48,10 @@ pub enum Arrival {
     After { previous: usize, gap: f64 },
 }
 
-/// What a workload model's configuration does. Implemented by each model's
-/// configuration type.
-pub trait ModelSetup: std::fmt::Debug {
+/// What a workload model's configuration does. Implemented by each model's parameter
+/// type, which also implements [`Implementation`] and is registered in a
+/// [`WorkloadModels`] family.
+pub trait ModelSetup: std::fmt::Debug + Send + Sync {
     /// Checks the parameters for a platform of `nodes` processors; the message names
     /// the parameter.
     fn validate(&self, nodes: u32) -> Result<(), String>;
@@ -52,27 +60,36 @@ pub trait ModelSetup: std::fmt::Debug {
     fn generate(&self, jobs: usize, nodes: u32, rng: &mut Xoshiro256PlusPlus) -> Vec<GeneratedJob>;
 }
 
-registry! {
-    /// A workload model with its parameters: `{ model = "jann97", … }`. Adding a model
-    /// is a file with its configuration type (implementing [`ModelSetup`]) and one line
-    /// here.
-    #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
-    pub enum WorkloadModel("workload model", tag = "model"): ModelSetup {
-        /// Hyper-Erlang interarrival and service times per size class (Jann et al. 1997).
-        pub jann97::Jann97(Jann97) => "jann97",
-        /// Harmonic sizes, hyper-exponential run times, repeated runs (Feitelson 1996/97).
-        feitelson::Feitelson(Feitelson) => "feitelson",
-        /// Batch and interactive jobs with a daily cycle (Lublin & Feitelson 2003).
-        lublin03::Lublin03(Lublin03) => "lublin03",
+/// The registered workload models.
+pub type WorkloadModels = Family<dyn ModelSetup>;
+
+/// A workload model with its parameters: `{ model = "jann97", … }`, read by
+/// [`WorkloadModels::parse`].
+pub type WorkloadModel = Configured<dyn ModelSetup>;
+
+impl Family<dyn ModelSetup> {
+    /// No workload model yet.
+    pub fn empty() -> WorkloadModels {
+        Family::new("workload model", "model")
     }
-}
 
-impl std::str::FromStr for WorkloadModel {
-    type Err = String;
+    /// Registers the workload model whose parameter type is `P`; refuses a kind name or
+    /// alias already taken.
+    pub fn register<P: Implementation + ModelSetup>(
+        &mut self,
+    ) -> Result<&mut WorkloadModels, RegistryError> {
+        self.insert(Entry::new::<P>(|p| p))?;
+        Ok(self)
+    }
 
-    /// A model's name (its published parameters) or an inline table.
-    fn from_str(s: &str) -> Result<WorkloadModel, String> {
-        WorkloadModel::parse_named_or_table(s)
+    /// The built-in workload models: adding one is a file with its parameter type and
+    /// one line here.
+    pub fn builtin() -> Result<WorkloadModels, RegistryError> {
+        let mut f = WorkloadModels::empty();
+        f.register::<Jann97>()?
+            .register::<Feitelson>()?
+            .register::<Lublin03>()?;
+        Ok(f)
     }
 }
 
