@@ -97,7 +97,7 @@ impl campaign::registry::Implementation for OutsideEasy {
 
 impl campaign::sched::SchedulerSetup for OutsideEasy {
     fn build(&self, jobs: usize) -> Box<dyn campaign::sim::Scheduler + Send> {
-        Box::new(campaign::sched::Easy::new(jobs))
+        Box::new(campaign::sched::BackfillConfig::default().scheduler(jobs))
     }
 }
 

@@ -4,10 +4,10 @@
 //!
 //! Every scheduler decides from what a real one knows of a job ([`crate::sim::JobView`]:
 //! size, estimate, user), never its true run time. Each is one file (or directory) with
-//! its parameter type: [`Fcfs`], [`Easy`], [`Conservative`], the backfilling family
-//! [`backfill::Backfill`] and [`Recorded`] (the trace's own schedule); they are
-//! registered in [`Schedulers::builtin`] exactly as a scheduler from outside the crate
-//! is, and [`SchedulerConfig`] names one with its parameters.
+//! its parameter type: [`Fcfs`], the backfilling family [`backfill::Backfill`] with its
+//! presets [`EasyConfig`] and [`ConservativeConfig`], and [`Recorded`] (the trace's own
+//! schedule); they are registered in [`Schedulers::builtin`] exactly as a scheduler from
+//! outside the crate is, and [`SchedulerConfig`] names one with its parameters.
 
 pub mod backfill;
 #[cfg(test)]
@@ -26,8 +26,8 @@ mod reference_tests;
 pub use crate::sim::Scheduler;
 pub use backfill::BackfillConfig;
 pub use check::{Promise, Violation, check};
-pub use conservative::{Conservative, ConservativeConfig};
-pub use easy::{Easy, EasyConfig};
+pub use conservative::ConservativeConfig;
+pub use easy::EasyConfig;
 pub use fcfs::{Fcfs, FcfsConfig};
 pub use recorded::{Recorded, RecordedConfig};
 

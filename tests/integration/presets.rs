@@ -5,13 +5,13 @@
 //!
 //! The digests were taken from the implementations of `src/sched/easy.rs` and
 //! `src/sched/conservative.rs` at commit 5e1c802 (before issue 36), with the release
-//! binary and exactly the procedure below; they are the reference the presets of the
-//! backfilling family must reproduce job for job. A run is `campaign simulate TRACE
-//! --scheduler S --walltime W --jobs-out FILE` (default cleaning, the trace's own node
-//! count, rigid replay); its digest is the SHA-256 of the lines `job_id,start_ms` of
-//! every job that ran, in the order of the file, with the start in milliseconds. They
-//! were computed by a script of their own (Python's `csv` and `hashlib` over the same
-//! files), not by this test's code.
+//! binary and exactly the procedure below; they are the reference that the presets of
+//! the backfilling family, which replaced those implementations, reproduce job for job.
+//! A run is `campaign simulate TRACE --scheduler S --walltime W --jobs-out FILE`
+//! (default cleaning, the trace's own node count, rigid replay); its digest is the
+//! SHA-256 of the lines `job_id,start_ms` of every job that ran, in the order of the
+//! file, with the start in milliseconds. They were computed by a script of their own
+//! (Python's `csv` and `hashlib` over the same files), not by this test's code.
 
 use crate::common::{TRACES, campaign, column, parse_ms, read_csv};
 use sha2::{Digest, Sha256};
@@ -99,93 +99,6 @@ fn presets_reproduce_the_recorded_schedules(trace: &str) {
         "schedules differ:\n{}",
         differ.join("\n")
     );
-}
-
-/// Every job's start, by job id.
-fn starts(trace: &str, walltime: &str, scheduler: &str) -> BTreeMap<String, String> {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("jobs.csv");
-    campaign()
-        .args([
-            "simulate",
-            trace,
-            "--scheduler",
-            scheduler,
-            "--walltime",
-            walltime,
-        ])
-        .arg("--jobs-out")
-        .arg(&csv)
-        .assert()
-        .success();
-    let (header, rows) = read_csv(&csv);
-    let (id, start) = (column(&header, "job_id"), column(&header, "starting_time"));
-    rows.iter()
-        .map(|r| (r[id].clone(), r[start].clone()))
-        .collect()
-}
-
-/// While both exist: each preset's old implementation and its setting of the
-/// backfilling family give every job the same start.
-fn family_matches_the_old_implementations(trace: &str) {
-    let pairs = [
-        ("easy", "{ kind = \"backfill\" }"),
-        (
-            "{ kind = \"easy\", prediction_window = 2 }",
-            "{ kind = \"backfill\", prediction = { window = 2 } }",
-        ),
-        (
-            "conservative",
-            "{ kind = \"backfill\", reservations = \"all\" }",
-        ),
-    ];
-    for walltime in ["kill", "run"] {
-        for (old, new) in pairs {
-            let (a, b) = (starts(trace, walltime, old), starts(trace, walltime, new));
-            let differ: Vec<_> = a
-                .iter()
-                .filter(|(j, s)| b.get(*j) != Some(s))
-                .take(5)
-                .collect();
-            assert!(
-                differ.is_empty() && a.len() == b.len(),
-                "{trace} {walltime}: {old} and {new} differ: {differ:?}"
-            );
-        }
-    }
-}
-
-#[test]
-fn side_by_side_on_curie() {
-    family_matches_the_old_implementations("CEA-Curie-2011-2.1-cln");
-}
-#[test]
-fn side_by_side_on_ctc() {
-    family_matches_the_old_implementations("CTC-SP2-1996-3.1-cln");
-}
-#[test]
-fn side_by_side_on_hpc2n() {
-    family_matches_the_old_implementations("HPC2N-2002-2.2-cln");
-}
-#[test]
-fn side_by_side_on_kth() {
-    family_matches_the_old_implementations("KTH-SP2-1996-2.1-cln");
-}
-#[test]
-fn side_by_side_on_lanl() {
-    family_matches_the_old_implementations("LANL-CM5-1994-4.1-cln");
-}
-#[test]
-fn side_by_side_on_sdsc_blue() {
-    family_matches_the_old_implementations("SDSC-BLUE-2000-4.2-cln");
-}
-#[test]
-fn side_by_side_on_sdsc_ds() {
-    family_matches_the_old_implementations("SDSC-DS-2004-2.1-cln");
-}
-#[test]
-fn side_by_side_on_sdsc_sp2() {
-    family_matches_the_old_implementations("SDSC-SP2-1998-4.2-cln");
 }
 
 #[test]
