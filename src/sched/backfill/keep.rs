@@ -26,8 +26,7 @@ use super::order::Order;
 use crate::sched::profile::Profile;
 use crate::sim::{Context, JobIdx};
 use crate::time::Time;
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BTreeSet;
 
 /// The engine of `reserve = "count"`, `hold = "start"`.
 #[derive(Debug)]
@@ -48,9 +47,8 @@ pub(crate) struct Keep {
     /// End (by its planned duration) of the interval a running job holds in the profile.
     end: Vec<Time>,
     running: Vec<bool>,
-    /// Running jobs by profile end, to find those that outlive it (entries of ended or
-    /// extended jobs are dropped lazily).
-    ends: BinaryHeap<Reverse<(Time, JobIdx)>>,
+    /// Running jobs by profile end, to find those that outlive it.
+    ends: BTreeSet<(Time, JobIdx)>,
     ended_early: bool,
     /// The latest searches of the current compression (see [`Blocked`]).
     blocked: Vec<Blocked>,
@@ -112,7 +110,7 @@ impl Keep {
             by_start: BTreeSet::new(),
             end: vec![Time::ZERO; jobs],
             running: vec![false; jobs],
-            ends: BinaryHeap::new(),
+            ends: BTreeSet::new(),
             ended_early: false,
             blocked: Vec::with_capacity(FACTS),
             remember_from: REMEMBER_FROM,
@@ -139,6 +137,7 @@ impl Keep {
     pub(crate) fn ended(&mut self, job: JobIdx, _jobs: &Jobs, ctx: &Context<'_>) {
         let i = job as usize;
         self.running[i] = false;
+        self.ends.remove(&(self.end[i], job));
         if self.end[i] > ctx.now
             && let Some(profile) = self.profile.as_mut()
         {
@@ -170,7 +169,7 @@ impl Keep {
         self.stale_in_queue += 1;
         self.running[i] = true;
         self.end[i] = now + slot(jobs.planned(job));
-        self.ends.push(Reverse((self.end[i], job)));
+        self.ends.insert((self.end[i], job));
         starts.push(job);
     }
 
@@ -308,14 +307,7 @@ impl Keep {
         }
 
         let next_start = self.by_start.first().map(|&(r, _)| r);
-        while let Some(&Reverse((end, job))) = self.ends.peek() {
-            let i = job as usize;
-            if self.running[i] && self.end[i] == end {
-                break;
-            }
-            self.ends.pop();
-        }
-        let next_end = self.ends.peek().map(|&Reverse((e, _))| e);
+        let next_end = self.next_extension();
         match (next_start, next_end) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -362,22 +354,34 @@ impl Keep {
         }
     }
 
+    /// When the scheduler must be called for the running jobs that may outlive their
+    /// expected ends: at the first of those ends while some job holds a reservation,
+    /// never while none does. With no holder there is no waiting job (every waiting job
+    /// gets a reservation while fewer than k hold one), so a call at such an end would
+    /// only extend the job over free nodes; a later call, for an arrival, first extends
+    /// every job past its end to its next end after that instant, which is where the
+    /// extensions one end after the other would have brought it. A job that outlives
+    /// its request by a factor of 10^10 with nothing waiting costs nothing, where each
+    /// request length cost a call (issue 36).
+    fn next_extension(&self) -> Option<Time> {
+        if self.by_start.is_empty() {
+            return None;
+        }
+        self.ends.first().map(|&(end, _)| end)
+    }
+
     /// Running jobs that outlived their expected end: extend them, displacing
     /// reservations where the extension needs their nodes; displaced jobs are placed
     /// again, in queue order.
     fn extend_overdue(&mut self, jobs: &Jobs, ctx: &Context<'_>) {
         let now = ctx.now;
         let mut extended = Vec::new();
-        while let Some(&Reverse((end, job))) = self.ends.peek() {
+        while let Some(&(end, job)) = self.ends.first() {
             let i = job as usize;
-            if !self.running[i] || self.end[i] != end {
-                self.ends.pop();
-                continue;
-            }
             if end > now {
                 break;
             }
-            self.ends.pop();
+            self.ends.pop_first();
             let new_end = jobs.running_end(job, ctx.jobs[i].estimate, now, Time::MILLI);
             extended.push((job, new_end));
         }
@@ -423,7 +427,7 @@ impl Keep {
                 .expect("the profile exists during a pass");
             profile.reserve(now, new_end, size);
             self.end[i] = new_end;
-            self.ends.push(Reverse((new_end, job)));
+            self.ends.insert((new_end, job));
         }
         displaced.sort_unstable_by_key(|&j| self.rank_of(jobs, j));
         for job in displaced {

@@ -21,8 +21,7 @@ use super::machine_profile::{MachineProfile, MachineSet};
 use super::order::Order;
 use crate::sim::{Context, JobIdx};
 use crate::time::Time;
-use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BTreeSet;
 
 /// The length of a job's slot: its planned duration, at least 1 ms.
 fn slot(d: Time) -> Time {
@@ -44,8 +43,8 @@ pub(crate) struct Machines {
     running: Vec<bool>,
     /// End of a running job's slot.
     end: Vec<Time>,
-    /// Running jobs by slot end (stale entries dropped lazily).
-    ends: BinaryHeap<Reverse<(Time, JobIdx)>>,
+    /// Running jobs by slot end.
+    ends: BTreeSet<(Time, JobIdx)>,
     /// `hold = "start"`: the holders, their reservations and first promises.
     holder: Vec<bool>,
     held: usize,
@@ -70,7 +69,7 @@ impl Machines {
             machines: vec![MachineSet::default(); jobs],
             running: vec![false; jobs],
             end: vec![Time::ZERO; jobs],
-            ends: BinaryHeap::new(),
+            ends: BTreeSet::new(),
             holder: vec![false; jobs],
             held: 0,
             reservation: vec![Time::ZERO; jobs],
@@ -93,6 +92,7 @@ impl Machines {
     pub(crate) fn ended(&mut self, job: JobIdx, _jobs: &Jobs, ctx: &Context<'_>) {
         let i = job as usize;
         self.running[i] = false;
+        self.ends.remove(&(self.end[i], job));
         self.ended = true;
         if self.end[i] > ctx.now
             && let Some(profile) = self.profile.as_mut()
@@ -139,7 +139,7 @@ impl Machines {
         self.stale_in_queue += 1;
         self.running[i] = true;
         self.end[i] = now + d;
-        self.ends.push(Reverse((self.end[i], job)));
+        self.ends.insert((self.end[i], job));
         starts.push(job);
     }
 
@@ -254,18 +254,21 @@ impl Machines {
             return None;
         }
         let next_start = self.by_start.first().map(|&(r, _)| r);
-        while let Some(&Reverse((end, job))) = self.ends.peek() {
-            let i = job as usize;
-            if self.running[i] && self.end[i] == end {
-                break;
-            }
-            self.ends.pop();
-        }
-        let next_end = self.ends.peek().map(|&Reverse((e, _))| e);
+        let next_end = self.next_extension();
         match (next_start, next_end) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// When the scheduler must be called for the running jobs that may outlive their
+    /// expected ends: at the first of those ends while some job holds a reservation,
+    /// never while none does (see `keep.rs`).
+    fn next_extension(&self) -> Option<Time> {
+        if self.by_start.is_empty() {
+            return None;
+        }
+        self.ends.first().map(|&(end, _)| end)
     }
 
     /// Running jobs that outlived their expected end keep their machines until a later
@@ -274,16 +277,12 @@ impl Machines {
     fn extend_overdue(&mut self, jobs: &Jobs, ctx: &Context<'_>) {
         let now = ctx.now;
         let mut displaced: Vec<JobIdx> = Vec::new();
-        while let Some(&Reverse((end, job))) = self.ends.peek() {
+        while let Some(&(end, job)) = self.ends.first() {
             let i = job as usize;
-            if !self.running[i] || self.end[i] != end {
-                self.ends.pop();
-                continue;
-            }
             if end > now {
                 break;
             }
-            self.ends.pop();
+            self.ends.pop_first();
             let new_end = jobs.running_end(job, ctx.jobs[i].estimate, now, Time::MILLI);
             let own = self.machines[i].clone();
             while let Some((a, b)) = self.profile().first_taken(now, new_end, &own) {
@@ -308,7 +307,7 @@ impl Machines {
             }
             self.profile().reserve(now, new_end, &own);
             self.end[i] = new_end;
-            self.ends.push(Reverse((new_end, job)));
+            self.ends.insert((new_end, job));
         }
         displaced.sort_unstable_by_key(|&j| self.rank_of(jobs, j));
         for job in displaced {
