@@ -81,6 +81,33 @@ fn schedulers(c: &mut Criterion) {
             });
         }
     }
+    // Walltime run at half speed, where jobs outlive their requests: the presets and
+    // two other settings of the backfilling family (conservative's cost against EASY's
+    // is issue 36's target).
+    let platform = Platform::new(128, 1.0)
+        .unwrap()
+        .changed(PlatformChange::new(0.5, 1.0).unwrap())
+        .unwrap();
+    let run = Semantics {
+        walltime: campaign::sim::WalltimePolicy::Run,
+        ..Semantics::default()
+    };
+    let jobs = prepare(&sdsc, platform, run);
+    for text in [
+        "easy",
+        "conservative",
+        "{ kind = \"backfill\", reservations = 4 }",
+        "{ kind = \"backfill\", reservations = \"all\", reserve = \"machines\" }",
+    ] {
+        let config: SchedulerConfig = text.parse().unwrap();
+        group.bench_function(format!("{config}/speed-0.5/walltime-run"), |b| {
+            b.iter(|| {
+                let mut sched = config.build(jobs.len());
+                let mut replay = Rigid::new(&sdsc);
+                simulate(black_box(&jobs), 128, sched.as_mut(), &mut replay).unwrap()
+            })
+        });
+    }
     group.finish();
 }
 
@@ -97,7 +124,7 @@ impl campaign::registry::Implementation for OutsideEasy {
 
 impl campaign::sched::SchedulerSetup for OutsideEasy {
     fn build(&self, jobs: usize) -> Box<dyn campaign::sim::Scheduler + Send> {
-        Box::new(campaign::sched::Easy::new(jobs))
+        Box::new(campaign::sched::BackfillConfig::default().scheduler(jobs))
     }
 }
 

@@ -188,7 +188,8 @@ pub fn assign_nodes(records: &[JobRecord], nodes: u32) -> Allocation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::{Easy, Fcfs, Recorded};
+    use crate::sched::backfill::BackfillConfig;
+    use crate::sched::{Fcfs, Recorded};
     use crate::sim::{JobIdx, JobState, Scheduler, SimJob, Submitter, simulate};
     use proptest::prelude::*;
 
@@ -450,7 +451,7 @@ mod tests {
                 .collect();
             let submits = Submits(spec.iter().map(|&(_, _, t)| Time::from_secs(t)).collect());
             let schedulers: [Box<dyn Scheduler>; 2] =
-                [Box::new(Fcfs::default()), Box::new(Easy::new(jobs.len()))];
+                [Box::new(Fcfs::default()), Box::new(BackfillConfig::easy(None).scheduler(jobs.len()))];
             for mut scheduler in schedulers {
                 let out = simulate(&jobs, nodes, &mut *scheduler, &mut Submits(submits.0.clone()))
                     .unwrap();

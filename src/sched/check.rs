@@ -36,8 +36,12 @@ pub enum Promise {
     /// every job ahead of it had started). EASY planning with requested times.
     ShadowTime,
     /// With walltime `kill`: no job starts later than its promised start (its first
-    /// reservation). Conservative backfilling.
+    /// reservation), and every job has one. Conservative backfilling.
     Reservations,
+    /// With walltime `kill`: every job that was given a reservation starts no later than
+    /// it (jobs that started without one promised nothing). Backfilling with k
+    /// reservations held until the start.
+    ReservationsHeld,
     /// The trace's recorded start times, whatever the capacity: the capacity rule is not
     /// checked. The `recorded` scheduler.
     RecordedStarts,
@@ -178,10 +182,13 @@ pub fn check(
                 );
             }
         }
-        Promise::Reservations if kill => {
+        Promise::Reservations | Promise::ReservationsHeld if kill => {
             for r in order.iter().map(|&i| &records[i]) {
                 match r.promised_start {
-                    None => bad(r.id, "ran without a reservation".into()),
+                    None if promise == Promise::Reservations => {
+                        bad(r.id, "ran without a reservation".into())
+                    }
+                    None => {}
                     Some(p) if r.start.is_some_and(|s| s > p) => bad(
                         r.id,
                         format!(

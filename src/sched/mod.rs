@@ -3,11 +3,15 @@
 //! checker over their output ([`check`]).
 //!
 //! Every scheduler decides from what a real one knows of a job ([`crate::sim::JobView`]:
-//! size, estimate, user), never its true run time. Each is one file with its parameter
-//! type: [`Fcfs`], [`Easy`], [`Conservative`], and [`Recorded`] (the trace's own
+//! size, estimate, user), never its true run time. Each is one file (or directory) with
+//! its parameter type: [`Fcfs`], the backfilling family [`backfill::Backfill`] with its
+//! presets [`EasyConfig`] and [`ConservativeConfig`], and [`Recorded`] (the trace's own
 //! schedule); they are registered in [`Schedulers::builtin`] exactly as a scheduler from
 //! outside the crate is, and [`SchedulerConfig`] names one with its parameters.
 
+pub mod backfill;
+#[cfg(test)]
+mod backfill_oracle;
 mod check;
 mod conservative;
 mod easy;
@@ -20,9 +24,10 @@ mod recorded;
 mod reference_tests;
 
 pub use crate::sim::Scheduler;
+pub use backfill::BackfillConfig;
 pub use check::{Promise, Violation, check};
-pub use conservative::{Conservative, ConservativeConfig};
-pub use easy::{Easy, EasyConfig};
+pub use conservative::ConservativeConfig;
+pub use easy::EasyConfig;
 pub use fcfs::{Fcfs, FcfsConfig};
 pub use recorded::{Recorded, RecordedConfig};
 
@@ -78,6 +83,7 @@ impl Family<dyn SchedulerSetup> {
         f.register::<FcfsConfig>()?
             .register::<EasyConfig>()?
             .register::<ConservativeConfig>()?
+            .register::<BackfillConfig>()?
             .register::<RecordedConfig>()?;
         Ok(f)
     }

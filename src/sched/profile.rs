@@ -40,6 +40,48 @@ impl Profile {
         }
     }
 
+    /// The profile of running jobs alone, as of `now`: `free` nodes free now and, at
+    /// each `(time, nodes)` of `releases` (sorted by time, every time after `now`), that
+    /// many more.
+    pub(crate) fn of_releases(
+        total: u32,
+        now: Time,
+        free: u32,
+        releases: &[(Time, u32)],
+    ) -> Profile {
+        let mut times = Vec::with_capacity(releases.len() + 1);
+        let mut counts = Vec::with_capacity(releases.len() + 1);
+        times.push(now);
+        counts.push(free);
+        let mut avail = free;
+        for &(t, nodes) in releases.iter().filter(|r| r.1 > 0) {
+            avail += nodes;
+            if times.last() == Some(&t) {
+                *counts.last_mut().expect("a first step") = avail;
+            } else {
+                times.push(t);
+                counts.push(avail);
+            }
+        }
+        Profile {
+            times,
+            free: counts,
+            bounds: Vec::new(),
+            clean_blocks: 0,
+            total,
+        }
+    }
+
+    /// Whether `size` nodes are free throughout `[from, from + duration)`.
+    pub(crate) fn fits_at(&mut self, from: Time, size: u32, duration: Time) -> bool {
+        let i = self.index_at(from);
+        if self.free[i] < size {
+            return false;
+        }
+        let blocked = self.next_blocked(i + 1, size);
+        self.time_of(blocked) >= from + duration
+    }
+
     /// Forgets the past: afterwards the first step is the one in force at `now`, and
     /// starts at `now`. Nothing may be asked about an earlier time afterwards.
     pub(crate) fn advance(&mut self, now: Time) {

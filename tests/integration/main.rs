@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod batsched;
 mod campaign;
 mod cleaning;
 mod common;
@@ -12,6 +13,7 @@ mod figures;
 mod fuzz;
 mod models;
 mod own_scheduler;
+mod presets;
 mod properties;
 mod reliability;
 mod replay;

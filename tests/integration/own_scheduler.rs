@@ -78,7 +78,7 @@ fn unknown_kinds_name_the_registered_ones() {
         .code(2)
         .stderr(predicate::str::contains("did you mean \"first_fit\"?"))
         .stderr(predicate::str::contains(
-            "fcfs, easy, conservative, recorded, first_fit",
+            "fcfs, easy, conservative, backfill, recorded, first_fit",
         ));
     // The built-in binary does not know it.
     crate::common::campaign()

@@ -732,3 +732,71 @@ fn predictions_need_easy() {
             "--prediction-window 2: scheduler fcfs takes no prediction window",
         ));
 }
+
+// ---------------------------------------------------------------------------------------
+// long_overrun.swf — 2 nodes
+//   J1(1, 3e10/1) @0   J2(1, 100/100) @10
+// Case: under `--walltime run` a job outlives its request by a factor of 3×10^10. The
+// schedulers that keep reservations extend its expected end one request at a time
+// (whole requests past it); they used to ask to be called at each of those ends, 3×10^10
+// calls, so the run never finished (issue 36, issue 38 item 5). While no job waits, no
+// call is needed between the events.
+// ---------------------------------------------------------------------------------------
+
+/// Every scheduler that keeps reservations until the start (conservative, the family
+/// with k = 1 held, and batsched-style machine reservations), `--walltime run`:
+/// - t=0: J1 reserved [0,1) on the empty platform: starts at 0; free 1.
+/// - t=1, 2, …: J1 outlives its expected end; no job waits, so nothing is called.
+/// - t=10: J2 arrives; J1 is now expected to end at 11 (whole requests of 1 s past its
+///   request); 1 node is free throughout [10,110): J2 starts at once, [10,110).
+/// - t=110: J2 ends. t=3e10: J1 ends, completed (walltime run never kills).
+///
+/// The timeout is only a guard that turns a hang into a failure; the assertion is the
+/// schedule.
+#[test]
+fn a_job_outliving_its_request_ten_billion_fold_finishes() {
+    let schedulers = [
+        "conservative",
+        "{ kind = \"backfill\", reservations = 1, hold = \"start\" }",
+        "{ kind = \"backfill\", reservations = \"all\", reserve = \"machines\" }",
+        "easy",
+    ];
+    for scheduler in schedulers {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("jobs.csv");
+        campaign()
+            .arg("simulate")
+            .arg(fixture("long_overrun.swf.txt"))
+            .args(["--scheduler", scheduler, "--walltime", "run", "--check"])
+            .arg("--jobs-out")
+            .arg(&csv)
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .success();
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let rows: BTreeMap<String, (Option<i64>, Option<i64>, String)> = lines
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                let (start, finish) = (f[col("starting_time")], f[col("finish_time")]);
+                let state = f[col("final_state")].to_string();
+                (
+                    f[col("job_id")].to_string(),
+                    (parse_ms(start), parse_ms(finish), state),
+                )
+            })
+            .collect();
+        let s = |secs: i64| Some(secs * 1000);
+        let want: BTreeMap<String, (Option<i64>, Option<i64>, String)> = [
+            (
+                "1".to_string(),
+                (s(0), s(30_000_000_000), COMPLETED.to_string()),
+            ),
+            ("2".to_string(), (s(10), s(110), COMPLETED.to_string())),
+        ]
+        .into();
+        assert_eq!(rows, want, "{scheduler}");
+    }
+}
