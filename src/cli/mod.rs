@@ -29,6 +29,7 @@ macro_rules! outln {
 mod campaign;
 mod model;
 mod output;
+mod progress;
 mod reference;
 mod sessions;
 mod simulate;

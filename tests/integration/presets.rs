@@ -8,7 +8,8 @@
 //! binary and exactly the procedure below; they are the reference that the presets of
 //! the backfilling family, which replaced those implementations, reproduce job for job.
 //! A run is `campaign simulate TRACE --scheduler S --walltime W --jobs-out FILE`
-//! (default cleaning, the trace's own node count, rigid replay); its digest is the
+//! (the default cleaning of then, which kept jobs that never ran: `--never-ran keep`
+//! now; the trace's own node count, rigid replay); its digest is the
 //! SHA-256 of the lines `job_id,start_ms` of every job that ran, in the order of the
 //! file, with the start in milliseconds. They were computed by a script of their own
 //! (Python's `csv` and `hashlib` over the same files), not by this test's code.
@@ -58,6 +59,9 @@ pub(crate) fn digest(trace: &str, walltime: &str, scheduler: &str) -> (usize, St
             scheduler,
             "--walltime",
             walltime,
+            // The default cleaning of 5e1c802, when jobs that never ran were kept.
+            "--never-ran",
+            "keep",
         ])
         .arg("--jobs-out")
         .arg(&csv)
