@@ -159,3 +159,76 @@ pub(crate) fn spec_command(verb: &str, spec: &Path, cache: &Path, out: &Path) ->
         .arg(out);
     cmd
 }
+
+/// The Python interpreter of the virtual environment `name` (under the test target
+/// directory) with `requirements` installed by pip, for `purpose` (named in errors).
+/// Reused while `requirements` is unchanged; built under a temporary name and renamed
+/// into place, so that an interrupted install or a concurrent `cargo test` never leaves
+/// a half-made one.
+pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> PathBuf {
+    use std::process::Command;
+    let stderr = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    let run = |cmd: &mut Command, what: &str| {
+        cmd.output()
+            .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"))
+    };
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let venv = target.join(name);
+    let marker = venv.join("campaign-requirements.txt");
+    let wanted = std::fs::read_to_string(requirements).unwrap();
+    let python = |dir: &Path| dir.join("bin").join("python");
+    if python(&venv).is_file() && std::fs::read_to_string(&marker).ok() == Some(wanted.clone()) {
+        return python(&venv);
+    }
+    let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
+    match Command::new(&base).arg("--version").output() {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "{purpose} needs python3 ({base:?} --version failed: {})",
+            stderr(&out)
+        ),
+        Err(e) => panic!(
+            "{purpose} needs python3 with its venv module and pip on PATH (or $PYTHON3 \
+             naming one): cannot run {base:?}: {e}"
+        ),
+    }
+    let tmp = target.join(format!("{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let out = run(
+        Command::new(&base).args(["-m", "venv"]).arg(&tmp),
+        "python3 -m venv",
+    );
+    assert!(
+        out.status.success(),
+        "{purpose} needs python3's venv module (Debian/Ubuntu: the python3-venv \
+         package); `{base:?} -m venv {}` failed:\n{}",
+        tmp.display(),
+        stderr(&out)
+    );
+    let out = run(
+        Command::new(python(&tmp))
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+            .arg("-r")
+            .arg(requirements),
+        "pip install",
+    );
+    assert!(
+        out.status.success(),
+        "{purpose} needs pip and network access to PyPI to install {}:\n{}",
+        wanted.trim(),
+        stderr(&out)
+    );
+    std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
+    let _ = std::fs::remove_dir_all(&venv);
+    if std::fs::rename(&tmp, &venv).is_err() {
+        // Another process put its environment in place first: use that one.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    assert!(
+        python(&venv).is_file(),
+        "no Python in {} after installing {}",
+        venv.display(),
+        wanted.trim()
+    );
+    python(&venv)
+}

@@ -8,7 +8,7 @@
 //! Without python3, its venv module or pip (or without network access to PyPI for the
 //! first install), these tests fail and say what is missing: they never skip.
 
-use crate::common::{campaign, fixture};
+use crate::common::{campaign, fixture, venv_python};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -98,75 +98,11 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// The Python interpreter of the evalys virtual environment, made on first use (in this
-/// process, once) and reused across runs while `requirements.txt` is unchanged. The
-/// environment is built under a temporary name and renamed into place, so that an
-/// interrupted install or a concurrent `cargo test` never leaves a half-made one.
+/// The Python interpreter of the evalys virtual environment, made on first use (once
+/// per process; see [`venv_python`]).
 fn evalys_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let venv = target.join("evalys-venv");
-        let marker = venv.join("campaign-requirements.txt");
-        let wanted = std::fs::read_to_string(requirements()).unwrap();
-        let python = |dir: &Path| dir.join("bin").join("python");
-        if python(&venv).is_file() && std::fs::read_to_string(&marker).ok() == Some(wanted.clone())
-        {
-            return python(&venv);
-        }
-
-        let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
-        let version = Command::new(&base).arg("--version").output();
-        match version {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => panic!(
-                "the evalys test needs python3 ({base:?} --version failed: {})",
-                stderr(&out)
-            ),
-            Err(e) => panic!(
-                "the evalys test needs python3 with its venv module and pip on PATH \
-                 (or $PYTHON3 naming one): cannot run {base:?}: {e}"
-            ),
-        }
-        let tmp = target.join(format!("evalys-venv.tmp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let out = run(
-            Command::new(&base).args(["-m", "venv"]).arg(&tmp),
-            "python3 -m venv",
-        );
-        assert!(
-            out.status.success(),
-            "the evalys test needs python3's venv module (Debian/Ubuntu: the python3-venv \
-             package); `{base:?} -m venv {}` failed:\n{}",
-            tmp.display(),
-            stderr(&out)
-        );
-        let out = run(
-            Command::new(python(&tmp))
-                .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
-                .arg("-r")
-                .arg(requirements()),
-            "pip install",
-        );
-        assert!(
-            out.status.success(),
-            "the evalys test needs pip and network access to PyPI to install {}:\n{}",
-            wanted.trim(),
-            stderr(&out)
-        );
-        std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
-        let _ = std::fs::remove_dir_all(&venv);
-        if std::fs::rename(&tmp, &venv).is_err() {
-            // Another process put its environment in place first: use that one.
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        assert!(
-            python(&venv).is_file(),
-            "no Python in {} after installing evalys",
-            venv.display()
-        );
-        python(&venv)
-    })
+    PYTHON.get_or_init(|| venv_python("evalys-venv", &requirements(), "the evalys test"))
 }
 
 /// Runs `campaign simulate ARGS --format json --jobs-out` into `dir`, then

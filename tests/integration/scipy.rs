@@ -9,7 +9,7 @@
 //! network access to PyPI for the first install), these tests fail and say what is
 //! missing: they never skip.
 
-use crate::common::{campaign, trace_path};
+use crate::common::{campaign, trace_path, venv_python};
 use campaign::metrics::paired::{Bootstrap, bca_mean, wilcoxon};
 use serde_json::{Value, json};
 use std::io::Write as _;
@@ -23,78 +23,16 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn run(cmd: &mut Command, what: &str) -> Output {
-    cmd.output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"))
-}
-
 /// The Python interpreter of the scipy virtual environment, made on first use (once
-/// per process) and reused while `requirements.txt` is unchanged; built under a
-/// temporary name and renamed into place, so that an interrupted install or a
-/// concurrent `cargo test` never leaves a half-made one.
+/// per process; see [`venv_python`]).
 fn scipy_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
-        let requirements = Path::new(SCRIPT_DIR).join("requirements.txt");
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let venv = target.join("scipy-venv");
-        let marker = venv.join("campaign-requirements.txt");
-        let wanted = std::fs::read_to_string(&requirements).unwrap();
-        let python = |dir: &Path| dir.join("bin").join("python");
-        if python(&venv).is_file() && std::fs::read_to_string(&marker).ok() == Some(wanted.clone())
-        {
-            return python(&venv);
-        }
-        let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
-        match Command::new(&base).arg("--version").output() {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => panic!(
-                "the scipy tests need python3 ({base:?} --version failed: {})",
-                stderr(&out)
-            ),
-            Err(e) => panic!(
-                "the scipy tests need python3 with its venv module and pip on PATH (or \
-                 $PYTHON3 naming one): cannot run {base:?}: {e}"
-            ),
-        }
-        let tmp = target.join(format!("scipy-venv.tmp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let out = run(
-            Command::new(&base).args(["-m", "venv"]).arg(&tmp),
-            "python3 -m venv",
-        );
-        assert!(
-            out.status.success(),
-            "the scipy tests need python3's venv module (Debian/Ubuntu: the python3-venv \
-             package); `{base:?} -m venv {}` failed:\n{}",
-            tmp.display(),
-            stderr(&out)
-        );
-        let out = run(
-            Command::new(python(&tmp))
-                .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
-                .arg("-r")
-                .arg(&requirements),
-            "pip install",
-        );
-        assert!(
-            out.status.success(),
-            "the scipy tests need pip and network access to PyPI to install {}:\n{}",
-            wanted.trim(),
-            stderr(&out)
-        );
-        std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
-        let _ = std::fs::remove_dir_all(&venv);
-        if std::fs::rename(&tmp, &venv).is_err() {
-            // Another process put its environment in place first: use that one.
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        assert!(
-            python(&venv).is_file(),
-            "no Python in {} after installing scipy",
-            venv.display()
-        );
-        python(&venv)
+        venv_python(
+            "scipy-venv",
+            &Path::new(SCRIPT_DIR).join("requirements.txt"),
+            "the scipy tests",
+        )
     })
 }
 
