@@ -203,7 +203,7 @@ fn widest(
         .filter(|(p, _)| seed_rank(spec, &p.run).is_none_or(|r| r < seeds))
         .map(|(p, o)| CompareRun {
             labels: &p.labels,
-            unshaken_baseline: !spec.replicated(&p.run) && spec.seeded(&p.run) && p.run.seed == 0,
+            unshaken_baseline: !spec.replication(&p.run) && spec.seeded(&p.run) && p.run.seed == 0,
             values: o.as_ref().and_then(Outcome::record).map(MetricRow::of),
         })
         .collect();

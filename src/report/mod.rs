@@ -38,8 +38,10 @@ pub struct ReportRun<'a> {
     /// Whether the run's shake variant has seeds: its seed-0 run is then the unshaken
     /// baseline of the shaken ones.
     pub seeded: bool,
-    /// Whether the run is a replication of a model's workload (its seed drew the
-    /// workload; there is no baseline).
+    /// Whether the run is a replication (`Spec::replication`):
+    /// of a model's workload (its seed drew the workload), or one seed of an unperturbed
+    /// shake variant (a stochastic replay model's draws). There is no baseline: every
+    /// seed, 0 included, is one replication.
     pub replicated: bool,
 }
 
@@ -51,7 +53,8 @@ impl ReportRun<'_> {
     }
 
     /// `single` (a variant without shaking), `baseline` (the unshaken run of a shaking
-    /// variant), `shaken`, or `replication` (of a model's workload).
+    /// variant), `shaken`, or `replication` (of a model's workload, or of a stochastic
+    /// replay model over the seeds of an unperturbed shake variant).
     pub fn role(&self) -> &'static str {
         match (self.seeded, self.labels.seed) {
             _ if self.replicated => "replication",
@@ -541,7 +544,7 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
             });
             groups.len() - 1
         });
-        if r.labels.seed == 0 {
+        if r.labels.seed == 0 && !r.replicated {
             groups[g].baseline = Some(values);
         } else {
             groups[g].shaken.push((r.labels.seed, values));

@@ -375,7 +375,7 @@ fn write_report(
             outcome: o.as_ref(),
             description: p.description.as_ref().ok().map(|(d, _)| d),
             seeded: spec.seeded(&p.run),
-            replicated: spec.replicated(&p.run),
+            replicated: spec.replication(&p.run),
         })
         .collect();
     let mut df = runs_frame(&runs)?;

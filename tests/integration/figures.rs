@@ -477,3 +477,58 @@ fn figures_group_by_study_experiment_and_the_axes_it_sets() {
         assert_eq!((t["rigid"], t["a60"]), (3, 3), "{id}");
     }
 }
+
+/// Regression (issue 41): a stochastic replay model (fluid draws its delays) repeated
+/// over the seeds of a shake variant that perturbs nothing (`reps = { seeds = "1..=5" }`)
+/// was reported as shaken: its seed-0 run was the "baseline" in runs.csv and a red
+/// "unshaken" line beside the box of seeds 1–5 in the figure, although nothing was
+/// shaken. Every seed, 0 included, is one draw of the model: 6 runs, each a
+/// `replication`, drawn as 6 dots of one distribution and no unshaken mark.
+#[test]
+fn replications_of_a_stochastic_replay_model_are_not_shakes() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("fluid.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"fluid\"\n[workloads.fixture]\ntrace = {:?}\n\
+             [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\n[replays]\nfluid = \"fluid\"\n\
+             [shakes]\nreps = {{ seeds = \"1..=5\" }}\n",
+            crate::common::fixture("zakay_batches.swf.txt")
+                .display()
+                .to_string()
+        ),
+    )
+    .unwrap();
+    let html = run_report(dir.path(), &spec);
+    let (header, rows) = read_csv(&dir.path().join("out/runs.csv"));
+    let (seed, role) = (column(&header, "seed"), column(&header, "role"));
+    let seeds: Vec<&str> = rows.iter().map(|r| r[seed].as_str()).collect();
+    assert_eq!(seeds, ["0", "1", "2", "3", "4", "5"]);
+    assert!(rows.iter().all(|r| r[role] == "replication"), "{rows:?}");
+    let doc = parse(&html);
+    let mut drew_seeds = 0;
+    for f in doc.descendants().filter(|n| n.has_tag_name("figure")) {
+        let id = f.attribute("id").unwrap();
+        let svg = f
+            .descendants()
+            .find(|n| n.tag_name().name() == "svg")
+            .unwrap();
+        let t = texts(&svg);
+        assert!(
+            !t.keys().any(|k| k.contains("unshaken")),
+            "{id}: {:?}",
+            t.keys()
+        );
+        if id.starts_with("figure-seeds-") {
+            drew_seeds += 1;
+            let dots = svg
+                .descendants()
+                .filter(|n| n.tag_name().name() == "circle")
+                .count();
+            assert_eq!(dots, 6, "{id}");
+        }
+    }
+    // One figure per default metric (bounded_slowdown_mean, wait_mean_s).
+    assert_eq!(drew_seeds, 2);
+}

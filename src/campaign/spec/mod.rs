@@ -199,6 +199,16 @@ impl Spec {
             .seeds
             .is_empty()
     }
+
+    /// Whether the run is a replication, not a shaken run or an unshaken baseline: one
+    /// replication of a model's workload ([`Spec::replicated`]), or one seed of a shake
+    /// variant with seeds and no perturbation (`reps = { seeds = "1..=5" }`: the seeds
+    /// of a stochastic replay model's draws, where the seed-0 run is one more draw, as
+    /// nothing is shaken).
+    pub fn replication(&self, run: &crate::campaign::GridRun) -> bool {
+        let shake = &self.shakes[run.choices[Axis::Shake]].1;
+        self.replicated(run) || (shake.config.is_none() && !shake.seeds.is_empty())
+    }
 }
 
 /// The message of a TOML error, naming the key where the parser only says "duplicate
