@@ -294,6 +294,8 @@ fn figure(c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
             c.resamples, c.axis, c.baseline
         ),
         panels,
+        key: Vec::new(),
+        comparison: true,
     }
 }
 

@@ -7,7 +7,8 @@
 //! axes; every combination of the other axes' variants makes one figure.
 
 use super::ReportRun;
-use super::chart::{Figure, LinePanel, Panel, Series, Strip, StripPanel};
+use super::chart::{Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, StripPanel};
+use super::names::{axis_label, metric_label, parameter_label};
 use crate::campaign::cache::RunRecord;
 use crate::campaign::columns::MetricRow;
 use crate::campaign::spec::{
@@ -102,8 +103,14 @@ fn selected<'a>(fs: &FigureSpec, runs: &'a [ReportRun<'a>]) -> Vec<Done<'a>> {
 /// platform: as a series axis it takes them along, and they take it along). Second: the
 /// axes an experiment's name stands for in a group, which count only for runs without
 /// an experiment.
-fn group_axes(spec: &Spec, fs: &FigureSpec) -> (Vec<AxisName>, Vec<AxisName>) {
-    let plotted: Vec<AxisName> = fs.series.iter().copied().chain(fs.x).collect();
+fn group_axes(spec: &Spec, fs: &FigureSpec, merged: &[AxisName]) -> (Vec<AxisName>, Vec<AxisName>) {
+    let plotted: Vec<AxisName> = fs
+        .series
+        .iter()
+        .copied()
+        .chain(fs.x)
+        .chain(merged.iter().copied())
+        .collect();
     let tied = |a: AxisName| match a {
         AxisName::Axis(axis) => spec.experiments.iter().any(|(_, c)| c.get(axis).is_some()),
         AxisName::Experiment => false,
@@ -131,18 +138,52 @@ fn values_of(labels: &crate::campaign::Labels, axes: &[AxisName]) -> Vec<String>
         .collect()
 }
 
+/// The axes a figure of metrics draws within one figure rather than one figure per
+/// variant: the workloads as panels (small multiples), unless plotted; the shake
+/// variants, unless plotted, where at most one of them is shaken (its shaken runs make
+/// each series' distribution, and its baseline and unshaken variants each series'
+/// unshaken value). Figures of summaries merge nothing.
+fn merged_axes(fs: &FigureSpec, selected: &[Done<'_>]) -> Vec<AxisName> {
+    use crate::campaign::spec::Axis;
+    if !fs.kind.plots_metrics() {
+        return Vec::new();
+    }
+    let plotted = |a: AxisName| fs.series.contains(&a) || fs.x == Some(a);
+    let mut out = Vec::new();
+    if !plotted(PANEL_AXIS) {
+        out.push(PANEL_AXIS);
+    }
+    let shake = AxisName::Axis(Axis::Shake);
+    let mut shaken: Vec<&str> = Vec::new();
+    for d in selected.iter().filter(|d| d.0.perturbed()) {
+        let v = d.0.labels.get(shake).unwrap_or("");
+        if !shaken.contains(&v) {
+            shaken.push(v);
+        }
+    }
+    if !plotted(shake) && shaken.len() <= 1 {
+        out.push(shake);
+    }
+    out
+}
+
+/// The axis whose variants make the panels of a figure of metrics.
+const PANEL_AXIS: AxisName = AxisName::Axis(crate::campaign::spec::Axis::Workload);
+
 /// The selected runs by group (the study, then the values of the group axes; in plan
-/// order), then by series value (in plan order).
+/// order), then by series value (in plan order); and whether the workloads are panels.
 fn grouped<'a>(
     spec: &Spec,
     fs: &FigureSpec,
     runs: &'a [ReportRun<'a>],
-) -> (Vec<AxisName>, Vec<Group<'a>>) {
-    let (mut axes, named) = group_axes(spec, fs);
+) -> (Vec<AxisName>, Vec<Group<'a>>, bool) {
+    let chosen = selected(fs, runs);
+    let merged = merged_axes(fs, &chosen);
+    let (mut axes, named) = group_axes(spec, fs, &merged);
     let kept = axes.len();
     axes.extend(&named);
     let mut groups: Vec<Group<'a>> = Vec::new();
-    for done in selected(fs, runs) {
+    for done in chosen {
         let mut key = values_of(done.0.labels, &axes);
         if done.0.labels.experiment.is_some() {
             // The experiment's name says them.
@@ -164,7 +205,7 @@ fn grouped<'a>(
             None => list.push((series, vec![done])),
         }
     }
-    (axes, groups)
+    (axes, groups, merged.contains(&PANEL_AXIS))
 }
 
 /// A group's description: its study, then each group axis's variant where the axis
@@ -174,13 +215,16 @@ fn describe(fs: &FigureSpec, axes: &[AxisName], key: &[String], all: &[Group<'_>
     if let Some(s) = &fs.study {
         parts.push(format!("study {s}"));
     }
-    // key[0] is the study, key[i] the value of axes[i − 1].
+    // key[0] is the study, key[i] the value of axes[i − 1]: the study and the workload
+    // always (a standalone SVG says what it shows), the others where they vary.
     for (i, v) in key.iter().enumerate() {
-        if v.is_empty() || !all.iter().any(|(k, _)| k[i] != *v) {
+        let always = i == 0 || axes.get(i.wrapping_sub(1)) == Some(&PANEL_AXIS);
+        if v.is_empty() || (!always && !all.iter().any(|(k, _)| k[i] != *v)) {
             continue;
         }
         match i.checked_sub(1) {
-            None => parts.push(format!("study {v}")),
+            None if fs.study.is_none() => parts.push(format!("study {v}")),
+            None => {}
             Some(a) => parts.push(format!("{} {v}", axes[a])),
         }
     }
@@ -217,10 +261,53 @@ fn slug(words: &[&str]) -> String {
 }
 
 fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
-    let (axes, groups) = grouped(spec, fs, runs);
+    let (axes, groups, panels) = grouped(spec, fs, runs);
     let mut out = Vec::new();
     for (key, series) in &groups {
-        let what = describe(fs, &axes, key, &groups);
+        let mut what = describe(fs, &axes, key, &groups);
+        let panel_values = if panels {
+            let mut v: Vec<&str> = Vec::new();
+            for d in series.iter().flat_map(|(_, done)| done) {
+                let w = d.0.labels.get(PANEL_AXIS).unwrap_or("");
+                if !v.contains(&w) {
+                    v.push(w);
+                }
+            }
+            v
+        } else {
+            vec![""]
+        };
+        if let [w] = panel_values[..]
+            && !w.is_empty()
+        {
+            what = [what.as_str(), &format!("workload {w}")]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(", ");
+        }
+        let panels: Vec<(String, SeriesRuns<'_>)> = panel_values
+            .iter()
+            .map(|&w| {
+                let runs = series
+                    .iter()
+                    .map(|(n, done)| {
+                        let done = done
+                            .iter()
+                            .filter(|d| !panels || d.0.labels.get(PANEL_AXIS).unwrap_or("") == w)
+                            .copied()
+                            .collect();
+                        (n.clone(), done)
+                    })
+                    .collect();
+                let title = if panel_values.len() > 1 {
+                    format!("workload {w}")
+                } else {
+                    String::new()
+                };
+                (title, runs)
+            })
+            .collect();
         let mut words: Vec<&str> = vec![fs.study.as_deref().unwrap_or("")];
         words.extend(
             key.iter()
@@ -234,8 +321,10 @@ fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
                 w.extend(&words);
                 let name = slug(&w);
                 out.extend(match (fs.kind, fs.x) {
-                    (FigureKind::Sweep, Some(x)) => sweep_figure(x, name, metric, &what, series),
-                    _ => seeds_figure(name, metric, &what, series),
+                    (FigureKind::Sweep, Some(x)) => {
+                        sweep_figure(x, &fs.series, name, metric, &what, &panels)
+                    }
+                    _ => seeds_figure(&fs.series, name, metric, &what, &panels),
                 });
             }
         } else {
@@ -319,7 +408,7 @@ fn summary_figure(
             .map(|(n, s)| Series {
                 name: n.clone(),
                 points: f(s),
-                band: Vec::new(),
+                ..Default::default()
             })
             .filter(|s| !s.points.is_empty())
             .collect()
@@ -330,6 +419,7 @@ fn summary_figure(
             x_label: x.to_string(),
             y_label: y.to_string(),
             x_log,
+            x_ticks: None,
             series,
         })
     };
@@ -364,22 +454,22 @@ fn summary_figure(
                 vec![
                     panel(
                         "Jobs submitted per day",
-                        "time (days)",
-                        "jobs per day",
+                        "Time (days)",
+                        "Jobs per day",
                         false,
                         per_bin,
                     ),
                     panel(
                         "Cumulative jobs submitted",
-                        "time (days)",
-                        "jobs",
+                        "Time (days)",
+                        "Jobs",
                         false,
                         submitted,
                     ),
                     panel(
                         "Cumulative jobs finished",
-                        "time (days)",
-                        "jobs",
+                        "Time (days)",
+                        "Jobs",
                         false,
                         finished,
                     ),
@@ -394,8 +484,8 @@ fn summary_figure(
             (
                 vec![panel(
                     "",
-                    "mean lateness of the user (hours)",
-                    "fraction of users",
+                    "Mean lateness of the user (hours)",
+                    "Fraction of users",
                     false,
                     s,
                 )],
@@ -415,14 +505,24 @@ fn summary_figure(
                     .map(|(i, &n)| (i as f64, n as f64 / total))
                     .collect()
             });
+            const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
             (
-                vec![panel(
-                    "",
-                    "hour of the week (local; Monday 0:00 = 0)",
-                    "fraction of jobs",
-                    false,
-                    s,
-                )],
+                vec![Panel::Lines(LinePanel {
+                    title: String::new(),
+                    x_label: "Hour of the week (local time; ticks at midnight)".into(),
+                    y_label: "Fraction of jobs".into(),
+                    x_log: false,
+                    // A tick every 24 hours, labelled by the day it starts.
+                    x_ticks: Some(
+                        (0..=7)
+                            .map(|d| {
+                                let day = DAYS.get(d).map_or("", |s| s);
+                                ((d * 24) as f64, day.to_string())
+                            })
+                            .collect(),
+                    ),
+                    series: s,
+                })],
                 "Zakay & Feitelson 2013, Figures 5, 6 and 8: the fraction of jobs submitted \
                  in each local hour of the week.",
             )
@@ -432,8 +532,8 @@ fn summary_figure(
             (
                 vec![panel(
                     "",
-                    "activity length of the user (days)",
-                    "fraction of users",
+                    "Activity length of the user (days)",
+                    "Fraction of users",
                     false,
                     s,
                 )],
@@ -471,16 +571,16 @@ fn summary_figure(
                 vec![
                     panel(
                         "Mean queue length",
-                        "time (days)",
-                        "jobs waiting",
+                        "Time (days)",
+                        "Jobs waiting",
                         false,
                         queue,
                     ),
-                    panel("Mean busy nodes", "time (days)", "nodes", false, busy),
+                    panel("Mean busy nodes", "Time (days)", "Nodes", false, busy),
                     panel(
                         "Busy nodes (time-weighted)",
-                        "busy nodes (% of the platform, upper edge of 5 % bins)",
-                        "fraction of the time",
+                        "Busy nodes (% of the platform, upper edge of 5 % bins)",
+                        "Fraction of the time",
                         false,
                         distribution,
                     ),
@@ -508,8 +608,8 @@ fn summary_figure(
             (
                 vec![panel(
                     "",
-                    "queue length (jobs waiting)",
-                    "fraction of the time",
+                    "Queue length (jobs waiting)",
+                    "Fraction of the time",
                     false,
                     s,
                 )],
@@ -524,11 +624,11 @@ fn summary_figure(
                 vec![panel(
                     "",
                     if wait {
-                        "wait time (s)"
+                        "Wait time (s)"
                     } else {
-                        "bounded slowdown"
+                        "Bounded slowdown"
                     },
-                    "fraction of jobs below",
+                    "Fraction of jobs below",
                     true,
                     s,
                 )],
@@ -544,161 +644,256 @@ fn summary_figure(
     {
         return None;
     }
-    Some(Figure {
+    Some(Figure::new(
         name,
-        title: with_what(title(kind), what),
-        caption: caption.to_string(),
+        with_what(title(kind), what),
+        caption.to_string(),
         panels,
-    })
+    ))
 }
 
 fn metric(d: &Done<'_>, metric: &str) -> Option<f64> {
     MetricRow::of(d.1).get(metric).filter(|x| x.is_finite())
 }
 
-/// A metric over the seeds of each series value: the shaken runs' (or replications')
-/// values as dots with their box, the unshaken run's value marked.
-fn seeds_figure(
-    name: String,
-    m: &str,
-    what: &str,
-    series: &[(String, Vec<Done<'_>>)],
-) -> Option<Figure> {
-    let strips: Vec<Strip> = series
-        .iter()
-        .map(|(n, done)| {
-            let reference = done
-                .iter()
-                .find(|d| !d.0.perturbed())
-                .and_then(|d| metric(d, m));
-            Strip {
-                name: if n.is_empty() {
-                    "all".into()
-                } else {
-                    n.clone()
-                },
-                values: done
-                    .iter()
-                    .filter(|d| d.0.perturbed())
-                    .filter_map(|d| metric(d, m))
-                    .collect(),
-                reference,
-            }
-        })
-        .filter(|s| !s.values.is_empty() || s.reference.is_some())
-        .collect();
-    if strips.is_empty() {
-        return None;
-    }
-    Some(Figure {
-        name,
-        title: with_what(&format!("{m} over the seeds"), what),
-        caption: format!(
-            "{m} of each shaken run (or replication) as a dot, with the quartiles as a box \
-             and whiskers to the 5th and 95th percentiles; the red line is the unshaken run \
-             (Ouaknine 2007, Figures 5.1–5.2)."
-        ),
-        panels: vec![Panel::Strips(StripPanel {
-            title: String::new(),
-            y_label: m.to_string(),
-            strips,
-            reference_label: "unshaken".into(),
-        })],
-    })
+/// What the series axes are called, for a title: `scheduler / replay`.
+fn series_words(axes: &[AxisName]) -> String {
+    axes.iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
-/// A metric against the swept parameter of axis `x`: per series value, the unshaken
-/// runs' line, or the shaken runs' mean with the band of their 5th–95th percentiles.
-fn sweep_figure(
-    x_axis: AxisName,
+/// The figure's title: the metric, by what, then the study and workload.
+fn metric_title(m: &str, by: &str, what: &str) -> String {
+    with_what(format!("{} {by}", metric_label(m)).trim_end(), what)
+}
+
+/// A metric per series value, a category each (one panel per workload): the values of
+/// its shaken runs or replications as dots with their box, its unshaken run's value
+/// marked; where nothing is shaken or replicated, each run's value as a dot.
+fn seeds_figure(
+    series_axes: &[AxisName],
     name: String,
     m: &str,
     what: &str,
-    series: &[(String, Vec<Done<'_>>)],
+    panels: &[(String, SeriesRuns<'_>)],
 ) -> Option<Figure> {
-    let x_of = |d: &Done<'_>| d.0.labels.get(x_axis).and_then(swept_value);
-    let mut lines: Vec<Series> = Vec::new();
-    let mut unshaken_drawn = false;
-    for (n, done) in series {
-        let shaken = done.iter().any(|d| d.0.perturbed());
-        let label = n.as_str();
-        if shaken {
-            let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
-            for d in done.iter().filter(|d| d.0.perturbed()) {
-                if let (Some(x), Some(v)) = (x_of(d), metric(d, m)) {
-                    by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(v);
-                }
-            }
-            let mut pts: Vec<(f64, f64, f64, f64)> = by_x
-                .into_values()
-                .map(|(x, mut v)| {
-                    v.sort_unstable_by(f64::total_cmp);
-                    let mean = v.iter().sum::<f64>() / v.len() as f64;
-                    (
-                        x,
-                        mean,
-                        quantile_sorted(&v, 0.05),
-                        quantile_sorted(&v, 0.95),
-                    )
+    let all = || {
+        panels
+            .iter()
+            .flat_map(|(_, s)| s)
+            .flat_map(|(_, done)| done)
+    };
+    let perturbed = all().any(|d| d.0.perturbed());
+    let shaken = all().any(|d| d.0.perturbed() && !d.0.replicated);
+    let replicated = all().any(|d| d.0.replicated);
+    let drawn: Vec<Panel> = panels
+        .iter()
+        .map(|(title, series)| {
+            let strips = series
+                .iter()
+                .map(|(n, done)| {
+                    let reference = done
+                        .iter()
+                        .find(|d| perturbed && !d.0.perturbed())
+                        .and_then(|d| metric(d, m));
+                    Strip {
+                        name: if n.is_empty() {
+                            "all".into()
+                        } else {
+                            n.clone()
+                        },
+                        values: done
+                            .iter()
+                            .filter(|d| d.0.perturbed() == perturbed)
+                            .filter_map(|d| metric(d, m))
+                            .collect(),
+                        reference,
+                    }
                 })
                 .collect();
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            lines.push(Series {
-                name: format!("{label} shaken: mean, 5–95 %").trim().to_string(),
-                points: pts.iter().map(|p| (p.0, p.1)).collect(),
-                band: pts.iter().map(|p| (p.0, p.2, p.3)).collect(),
-            });
-        }
-        let base: Vec<&Done<'_>> = done.iter().filter(|d| !d.0.perturbed()).collect();
-        // One unshaken line: the series without seeds, or the first series' seed-0 runs
-        // when every series is shaken.
-        if !base.is_empty() && (!shaken || !unshaken_drawn) {
-            let mut pts: Vec<(f64, f64)> = base
+            Panel::Strips(StripPanel {
+                title: title.clone(),
+                y_label: metric_label(m),
+                strips,
+                reference_label: "unshaken".into(),
+            })
+        })
+        .collect();
+    let any = drawn.iter().any(|p| {
+        matches!(p, Panel::Strips(s) if s.strips.iter().any(|s| !s.values.is_empty() || s.reference.is_some()))
+    });
+    if !any {
+        return None;
+    }
+    let dots = match (shaken, replicated) {
+        (true, true) => "each shaken run or replication",
+        (true, false) => "each shaken run",
+        (false, true) => "each replication (seed)",
+        (false, false) => "each run",
+    };
+    let reference = if shaken {
+        "; the red line is the series' unshaken run (Ouaknine 2007, Figures 5.1–5.2)"
+    } else {
+        ""
+    };
+    let by = if series_axes.is_empty() {
+        String::new()
+    } else {
+        format!("by {}", series_words(series_axes))
+    };
+    let mut f = Figure::new(
+        name,
+        metric_title(m, by.trim(), what),
+        format!(
+            "{} of {dots} as a dot, with the quartiles as a box and whiskers to the 5th and \
+             95th percentiles where there are several{reference}.",
+            metric_label(m)
+        ),
+        drawn,
+    );
+    f.comparison = true;
+    Some(f)
+}
+
+/// A metric against the swept parameter of axis `x` (one panel per workload): per
+/// series value, in its colour, the mean of its shaken runs or replications with the
+/// band of their 5th–95th percentiles, and its unshaken runs' line (dashed beside a
+/// mean, solid alone).
+fn sweep_figure(
+    x_axis: AxisName,
+    series_axes: &[AxisName],
+    name: String,
+    m: &str,
+    what: &str,
+    panels: &[(String, SeriesRuns<'_>)],
+) -> Option<Figure> {
+    let x_of = |d: &Done<'_>| d.0.labels.get(x_axis).and_then(swept_value);
+    let (mut shaken_key, mut replicated_key, mut dashed_key) = (false, false, false);
+    let x_label = panels
+        .iter()
+        .flat_map(|(_, s)| s)
+        .flat_map(|(_, done)| done)
+        .find_map(|d| swept_parameter(d.0.labels.get(x_axis)?))
+        .map_or_else(
+            || format!("{} parameter", axis_label(&x_axis.to_string())),
+            |(field, _)| parameter_label(field),
+        );
+    let mut drawn: Vec<Panel> = Vec::new();
+    for (title, series) in panels {
+        let mut lines: Vec<Series> = Vec::new();
+        for (i, (label, done)) in series.iter().enumerate() {
+            let perturbed: Vec<&Done<'_>> = done.iter().filter(|d| d.0.perturbed()).collect();
+            if !perturbed.is_empty() {
+                let mut by_x: BTreeMap<u64, (f64, Vec<f64>)> = BTreeMap::new();
+                for d in &perturbed {
+                    if let (Some(x), Some(v)) = (x_of(d), metric(d, m)) {
+                        by_x.entry(x.to_bits()).or_insert((x, Vec::new())).1.push(v);
+                    }
+                }
+                let mut pts: Vec<(f64, f64, f64, f64)> = by_x
+                    .into_values()
+                    .map(|(x, mut v)| {
+                        v.sort_unstable_by(f64::total_cmp);
+                        let mean = v.iter().sum::<f64>() / v.len() as f64;
+                        (
+                            x,
+                            mean,
+                            quantile_sorted(&v, 0.05),
+                            quantile_sorted(&v, 0.95),
+                        )
+                    })
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                if perturbed.iter().any(|d| d.0.replicated) {
+                    replicated_key = true;
+                }
+                if perturbed.iter().any(|d| !d.0.replicated) {
+                    shaken_key = true;
+                }
+                lines.push(Series {
+                    name: label.clone(),
+                    points: pts.iter().map(|p| (p.0, p.1)).collect(),
+                    band: pts.iter().map(|p| (p.0, p.2, p.3)).collect(),
+                    colour: Some(i),
+                    dashed: false,
+                });
+            }
+            let mut pts: Vec<(f64, f64)> = done
                 .iter()
+                .filter(|d| !d.0.perturbed())
                 .filter_map(|d| Some((x_of(d)?, metric(d, m)?)))
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
             pts.dedup_by(|a, b| a.0 == b.0);
-            let shown = if shaken { "unshaken" } else { label };
-            lines.push(Series {
-                name: if shown.is_empty() {
-                    "unshaken".into()
-                } else {
-                    format!("{shown} (unshaken)")
-                },
-                points: pts,
-                band: Vec::new(),
-            });
-            unshaken_drawn = true;
+            if !pts.is_empty() {
+                let beside = !perturbed.is_empty();
+                dashed_key |= beside;
+                lines.push(Series {
+                    // Beside its mean, the series' legend entry is the mean's.
+                    name: if beside { String::new() } else { label.clone() },
+                    points: pts,
+                    band: Vec::new(),
+                    colour: Some(i),
+                    dashed: beside,
+                });
+            }
         }
+        drawn.push(Panel::Lines(LinePanel {
+            title: title.clone(),
+            x_label: x_label.clone(),
+            y_label: metric_label(m),
+            x_log: false,
+            x_ticks: None,
+            series: lines,
+        }));
     }
-    lines.retain(|s| !s.points.is_empty());
-    if lines.is_empty() {
+    if drawn
+        .iter()
+        .all(|p| matches!(p, Panel::Lines(l) if l.series.iter().all(|s| s.points.is_empty())))
+    {
         return None;
     }
-    Some(Figure {
+    let mut key = Vec::new();
+    let entry = |label: &str, mark| LegendEntry {
+        label: label.to_string(),
+        colour: None,
+        mark,
+    };
+    if shaken_key {
+        key.push(entry("shaken: mean, 5–95 %", Mark::Band));
+    }
+    if replicated_key {
+        key.push(entry("replications: mean, 5–95 %", Mark::Band));
+    }
+    if dashed_key {
+        key.push(entry("unshaken", Mark::Dashed));
+    }
+    let by = if series_axes.is_empty() {
+        format!("against {}", x_label.to_lowercase())
+    } else {
+        format!(
+            "against {}, by {}",
+            x_label.to_lowercase(),
+            series_words(series_axes)
+        )
+    };
+    let mut f = Figure::new(
         name,
-        title: with_what(&format!("{m} against {x_axis}"), what),
-        caption: format!(
-            "{m} against the swept parameter of the {x_axis} axis: unshaken, and the mean of \
-             the shaken runs with the band of their 5th–95th percentiles (Ouaknine 2007, \
-             Figure 6.1)."
+        metric_title(m, &by, what),
+        format!(
+            "{} against the swept parameter of the {x_axis} axis, one colour per series: the \
+             mean of its shaken runs (or replications) with the band of their 5th–95th \
+             percentiles, and its unshaken runs (dashed beside a mean) (Ouaknine 2007, \
+             Figure 6.1).",
+            metric_label(m)
         ),
-        panels: vec![Panel::Lines(LinePanel {
-            title: String::new(),
-            x_label: series
-                .iter()
-                .flat_map(|(_, done)| done)
-                .find_map(|d| swept_parameter(d.0.labels.get(x_axis)?))
-                .map_or_else(
-                    || format!("{x_axis} parameter"),
-                    |(field, _)| format!("{x_axis}: {field}"),
-                ),
-            y_label: m.to_string(),
-            x_log: false,
-            series: lines,
-        })],
-    })
+        drawn,
+    );
+    f.key = key;
+    f.comparison = true;
+    Some(f)
 }
 
 /// The figures chosen by the axes present, per study: comparisons of per-run summaries
@@ -755,34 +950,42 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
                 out.push(spec_of(kind, series.clone(), None));
             }
         }
-        let seeded = scope.iter().any(|r| r.perturbed());
+        // The comparison of the study's metrics: one series per variant of the varied
+        // axes (the workloads are panels; the shake variants series only where several
+        // are shaken), against the swept parameter where one axis is swept.
+        let perturbed = scope.iter().any(|r| r.perturbed());
         let swept = varying.iter().copied().find(|&a| {
             a != Axis::Shake && scope.iter().all(|r| swept_value(&r.labels[a]).is_some())
         });
-        let shake_series = if varying.contains(&Axis::Shake) {
-            names(&[Axis::Shake])
-        } else {
-            Vec::new()
-        };
+        let mut shaken: Vec<&str> = Vec::new();
+        for r in scope.iter().filter(|r| r.perturbed()) {
+            let v: &str = &r.labels[Axis::Shake];
+            if !shaken.contains(&v) {
+                shaken.push(v);
+            }
+        }
+        let series: Vec<Axis> = varying
+            .iter()
+            .copied()
+            .filter(|&a| Some(a) != swept && a != Axis::Workload)
+            .filter(|&a| a != Axis::Shake || shaken.len() > 1)
+            .collect();
+        let before = out.len();
         match swept {
             Some(x) => out.push(spec_of(
                 FigureKind::Sweep,
-                shake_series,
+                names(&series),
                 Some(AxisName::Axis(x)),
             )),
-            None if seeded => {
-                // Categories: the shake variants where they vary; else every varying
-                // axis (a model's replications under several schedulers, say).
-                let series = if shake_series.is_empty() {
-                    names(&varying)
-                } else {
-                    shake_series
-                };
-                out.push(spec_of(FigureKind::Seeds, series, None));
+            None if perturbed || !series.is_empty() => {
+                out.push(spec_of(FigureKind::Seeds, names(&series), None));
             }
             None => {}
         }
-        if out.len() == n {
+        let compared = out.len() > before;
+        // Distributions per variant, unless replay models are compared above or the
+        // comparison shows distributions over seeds.
+        if n == before && !(compared && perturbed) {
             let series = names(&varying);
             for kind in [
                 FigureKind::Timeline,

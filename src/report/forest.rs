@@ -2,7 +2,9 @@
 //! dot) and bootstrap interval (a bar), and a line at zero, drawn with plotters into a
 //! panel of a [`super::chart::Figure`].
 
-use super::chart::{Area, colour, range, tame, tick};
+use super::chart::{
+    Area, LABEL_FONT, TICK_FONT, Ticked, colour, label_at, linear_ticks, range, tame, text_width,
+};
 use plotters::prelude::*;
 
 /// One panel: the contrasts of one metric.
@@ -23,10 +25,10 @@ pub struct ForestRow {
     pub high: f64,
 }
 
-/// The width the row labels need, in pixels (7 per character).
+/// The width the row labels need, in pixels.
 pub(super) fn label_width(p: &ForestPanel) -> u32 {
     let longest = p.rows.iter().map(|r| r.label.chars().count()).max();
-    (longest.unwrap_or(0) as u32 * 7 + 20).max(70)
+    (text_width(longest.unwrap_or(0), TICK_FONT) + 20).max(70)
 }
 
 pub(super) fn draw(p: &ForestPanel, area: &Area<'_>) -> Result<(), String> {
@@ -38,6 +40,7 @@ pub(super) fn draw(p: &ForestPanel, area: &Area<'_>) -> Result<(), String> {
         .flatten()
         .chain([0.0]);
     let (x0, x1) = range(xs);
+    let x_ticks = linear_ticks(x0, x1, 7);
     let n = p.rows.len().max(1);
     // Row i (from the top) at y = n − 1 − i.
     let y_of = |i: usize| (n - 1 - i) as f64;
@@ -51,11 +54,11 @@ pub(super) fn draw(p: &ForestPanel, area: &Area<'_>) -> Result<(), String> {
         }
     };
     let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, ("sans-serif", 18))
+        .caption(&p.title, ("sans-serif", 20))
         .margin(10)
-        .x_label_area_size(40)
+        .x_label_area_size(60)
         .y_label_area_size(label_width(p))
-        .build_cartesian_2d(x0..x1, -0.5f64..(n as f64 - 0.5))
+        .build_cartesian_2d(Ticked::new(x0, x1, &x_ticks), -0.5f64..(n as f64 - 0.5))
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()
@@ -63,7 +66,9 @@ pub(super) fn draw(p: &ForestPanel, area: &Area<'_>) -> Result<(), String> {
         .y_labels(n + 1)
         .y_label_formatter(&label)
         .x_desc(&p.x_label)
-        .x_label_formatter(&|v| tick(*v))
+        .x_label_formatter(&|v| label_at(&x_ticks, *v))
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", LABEL_FONT))
         .light_line_style(WHITE)
         .draw()
         .map_err(|e| e.to_string())?;

@@ -16,6 +16,7 @@ mod compare;
 mod figures;
 mod forest;
 mod html;
+mod names;
 mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};

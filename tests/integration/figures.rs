@@ -23,9 +23,9 @@ fn kth_jobs() -> u64 {
         .count() as u64
 }
 
-/// Three studies on KTH-SP2: replay models compared (rigid, a60); interarrival shaking
-/// with 3 seeds; a load sweep (0.6, 0.8) with and without shaking (2 seeds). One table
-/// with a published value.
+/// Three studies on KTH-SP2: replay models compared (rigid, a60) under EASY;
+/// interarrival shaking with 3 seeds under EASY; a load sweep (0.6, 0.8) with and
+/// without shaking (2 seeds) under EASY and FCFS. One table with a published value.
 fn write_spec(dir: &Path, figures: &str) -> std::path::PathBuf {
     // A copy of the trace, so that a test can take it away.
     let trace = dir.join("KTH.swf.gz");
@@ -42,6 +42,7 @@ description = "figures & tables <test>"
 trace = {:?}
 [schedulers]
 easy = {{ kind = "easy" }}
+fcfs = {{ kind = "fcfs" }}
 [replays]
 rigid = "rigid"
 a60 = "a60"
@@ -54,16 +55,19 @@ s = {{ attribute = "interarrival", degree = 60, seeds = "1..=3" }}
 s2 = {{ attribute = "interarrival", degree = 60, seeds = "1..=2" }}
 [[study]]
 name = "replay"
+scheduler = "easy"
 replay = ["rigid", "a60"]
 transform = "original"
 shake = "original"
 [[study]]
 name = "seeds"
+scheduler = "easy"
 replay = "rigid"
 transform = "original"
 shake = ["original", "s"]
 [[study]]
 name = "sweep"
+scheduler = ["easy", "fcfs"]
 replay = "rigid"
 transform = "load"
 shake = ["original", "s2"]
@@ -115,6 +119,64 @@ fn texts(svg: &roxmltree::Node<'_, '_>) -> BTreeMap<String, usize> {
         *out.entry(s.trim().to_string()).or_insert(0) += 1;
     }
     out
+}
+
+/// The text of a node and its descendants, trimmed.
+fn text_of(n: &roxmltree::Node<'_, '_>) -> String {
+    let s: String = n
+        .descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect();
+    s.trim().to_string()
+}
+
+fn circles(svg: &roxmltree::Node<'_, '_>) -> usize {
+    svg.descendants()
+        .filter(|n| n.tag_name().name() == "circle")
+        .count()
+}
+
+/// Every axis labels its ticks alike: the numeric texts of one axis (the y axis's are
+/// right-aligned at one x, the x axis's centred on one y, drawn one after another) have
+/// one number of decimals (`0.900` never beside `1`), in one notation.
+fn assert_one_format_per_axis(svg: &roxmltree::Node<'_, '_>, what: &str) {
+    // Runs of consecutive numeric texts at one (anchor, x or y).
+    let mut axes: Vec<((String, String), Vec<String>)> = Vec::new();
+    for t in svg.descendants().filter(|n| n.tag_name().name() == "text") {
+        let text = text_of(&t);
+        if text.parse::<f64>().is_err() {
+            continue;
+        }
+        let anchor = t.attribute("text-anchor").unwrap_or("").to_string();
+        let at = if anchor == "end" {
+            t.attribute("x")
+        } else {
+            t.attribute("y")
+        };
+        let key = (anchor, at.unwrap_or("").to_string());
+        match axes.last_mut() {
+            Some((k, labels)) if *k == key => labels.push(text),
+            _ => axes.push((key, vec![text])),
+        }
+    }
+    let shape = |s: &str| {
+        let exponent = s.contains('e');
+        let decimals = s
+            .split('e')
+            .next()
+            .and_then(|m| m.split_once('.'))
+            .map_or(0, |(_, d)| d.len());
+        (exponent, decimals)
+    };
+    assert!(!axes.is_empty(), "{what}: no numeric tick");
+    for (axis, labels) in &axes {
+        let first = shape(&labels[0]);
+        assert!(
+            labels.iter().all(|l| shape(l) == first),
+            "{what}: axis {axis:?} mixes formats: {labels:?}"
+        );
+    }
 }
 
 /// No attribute of any element says NaN or inf.
@@ -185,13 +247,14 @@ fn report_html_has_the_figures_of_the_axes() {
     );
     assert!(html.contains("made up"));
     // By the axes: the replay study compares rigid and a60 in 6 figures (KTH has a
-    // calendar, so hours of the week too); the seeds study and the sweep study draw
-    // their 2 default metrics each.
+    // calendar, so hours of the week too) and in one comparison of its table's metric
+    // (wait_mean_s); the seeds study and the sweep study draw their 2 default metrics
+    // each.
     let figures: Vec<_> = doc
         .descendants()
         .filter(|n| n.has_tag_name("figure"))
         .collect();
-    assert_eq!(figures.len(), 6 + 2 + 2);
+    assert_eq!(figures.len(), 6 + 1 + 2 + 2);
     let files = std::fs::read_dir(out.join("figures")).unwrap().count();
     assert_eq!(files, figures.len());
     for f in &figures {
@@ -205,36 +268,85 @@ fn report_html_has_the_figures_of_the_axes() {
             1,
             "{id}"
         );
+        // The title inside the SVG (its first texts, wrapped), as the page's heading.
+        let heading = text_of(&f.descendants().find(|n| n.has_tag_name("h3")).unwrap());
+        let svg = f
+            .descendants()
+            .find(|n| n.tag_name().name() == "svg")
+            .unwrap();
+        let words: Vec<String> = svg
+            .descendants()
+            .filter(|n| n.tag_name().name() == "text")
+            .map(|t| text_of(&t))
+            .collect();
+        let mut title = String::new();
+        for w in &words {
+            if title.len() >= heading.len() {
+                break;
+            }
+            title = if title.is_empty() {
+                w.clone()
+            } else {
+                format!("{title} {w}")
+            };
+        }
+        assert_eq!(title, heading, "{id}");
+        assert!(heading.contains("study "), "{id}: {heading}");
+        assert!(heading.contains("workload KTH"), "{id}: {heading}");
+        assert_one_format_per_axis(&svg, id);
     }
-    // Timeline: three panels, each with both series in its legend and its axis label.
+    // Timeline: three panels sharing one legend of both series, and their axis labels.
     let t = texts(&figure(&doc, "timeline-replay"));
-    assert_eq!((t["rigid"], t["a60"], t["time (days)"]), (3, 3, 3));
+    assert_eq!((t["rigid"], t["a60"], t["Time (days)"]), (1, 1, 3));
     let t = texts(&figure(&doc, "occupancy-replay"));
-    assert_eq!((t["rigid"], t["a60"], t["time (days)"]), (3, 3, 2));
+    assert_eq!((t["rigid"], t["a60"], t["Time (days)"]), (1, 1, 2));
     for kind in ["user_lateness", "activity", "queue_length", "hour_of_week"] {
         let t = texts(&figure(&doc, &format!("{kind}-replay")));
         assert_eq!((t["rigid"], t["a60"]), (1, 1), "{kind}");
     }
+    // Hours of the week: a tick a day, labelled by its day.
+    let t = texts(&figure(&doc, "hour_of_week-replay"));
+    for day in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] {
+        assert_eq!(t[day], 1, "{day}");
+    }
+    // The replay study's comparison: its table's metric, a category per replay model
+    // with its one run as a dot, nothing shaken so nothing marked.
+    let compared = figure(&doc, "seeds-wait_mean_s-replay");
+    assert_eq!(circles(&compared), 2);
+    let t = texts(&compared);
+    assert_eq!((t["rigid"], t["a60"], t["Mean wait (s)"]), (1, 1, 1));
+    assert!(!t.contains_key("unshaken"));
     // Seeds: one dot per shaken seed (3), the unshaken value marked.
     let seeds = figure(&doc, "seeds-bounded_slowdown_mean-seeds");
-    let dots = seeds
-        .descendants()
-        .filter(|n| n.tag_name().name() == "circle")
-        .count();
-    assert_eq!(dots, 3);
-    assert_eq!(texts(&seeds)["unshaken"], 1);
-    // Sweep: the unshaken line and the shaken mean with its band, against the load.
+    assert_eq!(circles(&seeds), 3);
+    let t = texts(&seeds);
+    assert_eq!((t["unshaken"], t["Mean bounded slowdown"]), (1, 1));
+    // Sweep: one series per scheduler, each with its shaken mean and band and its own
+    // unshaken line, against the load; the legend names the schedulers and keys the
+    // styles once.
     let sweep = figure(&doc, "sweep-wait_mean_s-sweep");
     let t = texts(&sweep);
-    assert!(t.contains_key("original (unshaken)") && t.contains_key("s2 shaken: mean, 5–95 %"));
-    assert_eq!(t["transform: load"], 1);
-    assert_eq!(
-        sweep
+    for label in ["easy", "fcfs", "shaken: mean, 5–95 %", "unshaken", "Load"] {
+        assert_eq!(t.get(label), Some(&1), "{label}: {t:?}");
+    }
+    assert!(!t.keys().any(|k| k.contains("(unshaken)")), "{t:?}");
+    // A band per scheduler, each in its own colour.
+    let bands: std::collections::BTreeSet<&str> = sweep
+        .descendants()
+        .filter(|n| n.tag_name().name() == "polygon")
+        .filter_map(|n| n.attribute("fill"))
+        .collect();
+    assert_eq!(bands.len(), 2, "{bands:?}");
+    // Each scheduler's unshaken line is dashed (drawn as many short segments) in its
+    // band's colour: more than the one solid mean line and the legend's sample.
+    for colour in &bands {
+        let segments = sweep
             .descendants()
-            .filter(|n| n.tag_name().name() == "polygon")
-            .count(),
-        1
-    );
+            .filter(|n| n.tag_name().name() == "polyline")
+            .filter(|n| n.attribute("stroke") == Some(colour))
+            .count();
+        assert!(segments > 3, "{colour}: {segments}");
+    }
     // The timeline's data: every job of the trace submitted and ended once.
     let (header, rows) = read_csv(&out.join("summaries/timeline.csv"));
     let (study, replay) = (column(&header, "study"), column(&header, "replay"));
@@ -345,11 +457,46 @@ fn simulate_plot_draws_one_runs_figures() {
         assert_finite(&doc, n);
     }
     let svg = std::fs::read_to_string(plots.join("wait.svg")).unwrap();
-    assert_eq!(texts(&parse(&svg).root_element())["wait time (s)"], 1);
+    assert_eq!(texts(&parse(&svg).root_element())["Wait time (s)"], 1);
 }
 
+/// What the browser measures in every figure of a page (the script below, run in a
+/// copy of report.html): each text's rendered font size (its computed font-size times
+/// the scale the page draws the SVG at) and box, the legend's box (the one `#FAFAFA`
+/// rectangle), and the boxes of the plotted marks (lines, bands, dots in the palette's
+/// colours).
+const MEASURE: &str = r##"<script>
+const palette = ["#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B",
+  "#E377C2", "#7F7F7F", "#BCBD22", "#17BECF"];
+const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const out = [];
+for (const figure of document.querySelectorAll("figure")) {
+  const svg = figure.querySelector("svg");
+  const scale = svg.getBoundingClientRect().width / svg.width.baseVal.value;
+  const texts = [...svg.querySelectorAll("text")].map(t => ({
+    text: t.textContent.trim(),
+    px: parseFloat(getComputedStyle(t).fontSize) * scale,
+    box: box(t),
+  }));
+  const legend = [...svg.querySelectorAll("rect")]
+    .filter(r => (r.getAttribute("fill") || "").toUpperCase() === "#FAFAFA").map(box);
+  const marks = [...svg.querySelectorAll("polyline, polygon, circle")]
+    .filter(e => palette.includes((e.getAttribute("stroke") || "").toUpperCase())
+      || palette.includes((e.getAttribute("fill") || "").toUpperCase()))
+    .map(box);
+  out.push({ id: figure.id, texts, legend, marks });
+}
+const pre = document.createElement("pre");
+pre.id = "measure";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"##;
+
 /// A headless Chromium loads `report.html`, runs nothing from outside, and draws it: the
-/// DOM it builds holds every figure's SVG, and its screenshot is a PNG of the page.
+/// DOM it builds holds every figure's SVG, and its screenshot is a PNG of the page. In
+/// a copy of the page with a measuring script, every text of every figure renders at
+/// 12 px or more, every figure with a legend has it outside its plotted marks, and the
+/// sweep's legend names its schedulers.
 #[test]
 fn a_headless_browser_draws_the_report() {
     if std::env::var("CAMPAIGN_BROWSER").is_ok_and(|v| v == "1") {
@@ -361,11 +508,11 @@ fn a_headless_browser_draws_the_report() {
         let spec = write_spec(dir.path(), "");
         let (cache, out) = (dir.path().join("cache"), dir.path().join("out"));
         spec_command("run", &spec, &cache, &out).assert().success();
-        let page = out.join("report.html");
-        let url = format!("file://{}", page.display());
-        let run = |args: &[&str]| {
+        let run = |page: &Path, args: &[&str]| {
+            let url = format!("file://{}", page.display());
             let o = std::process::Command::new(browser)
                 .args(["--headless", "--no-sandbox", "--disable-gpu"])
+                .args(["--window-size=1000,4000"])
                 .args(args)
                 .arg(&url)
                 .output()
@@ -377,16 +524,14 @@ fn a_headless_browser_draws_the_report() {
             );
             o
         };
-        let dom = String::from_utf8(run(&["--dump-dom"]).stdout).unwrap();
+        let page = out.join("report.html");
+        let dom = String::from_utf8(run(&page, &["--dump-dom"]).stdout).unwrap();
         let html = std::fs::read_to_string(&page).unwrap();
         let figures = html.matches("<figure ").count();
-        assert_eq!(figures, 10);
+        assert_eq!(figures, 11);
         assert_eq!(dom.matches("<svg ").count(), figures);
         let shot = dir.path().join("report.png");
-        run(&[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1000,4000",
-        ]);
+        run(&page, &[&format!("--screenshot={}", shot.display())]);
         let png = std::fs::read(&shot).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         // IHDR: width and height, big-endian, at bytes 16..24.
@@ -394,6 +539,76 @@ fn a_headless_browser_draws_the_report() {
         assert_eq!((be(&png[16..20]), be(&png[20..24])), (1000, 4000));
         // A blank page compresses to a few KB; one with figures does not.
         assert!(png.len() > 50_000, "{} bytes", png.len());
+
+        // Measured as drawn, at the page's width of 1000 px.
+        let measured = out.join("measure.html");
+        std::fs::write(
+            &measured,
+            html.replace("</body>", &format!("{MEASURE}</body>")),
+        )
+        .unwrap();
+        let dom = String::from_utf8(run(&measured, &["--dump-dom"]).stdout).unwrap();
+        let json = dom
+            .split_once("<pre id=\"measure\">")
+            .and_then(|(_, rest)| rest.split_once("</pre>"))
+            .map(|(json, _)| {
+                json.replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&amp;", "&")
+            })
+            .expect("the measuring script ran");
+        let figures: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let figures = figures.as_array().unwrap();
+        assert_eq!(figures.len(), 11);
+        let rect = |v: &serde_json::Value| -> [f64; 4] {
+            let a = v.as_array().unwrap();
+            [0, 1, 2, 3].map(|i| a[i].as_f64().unwrap())
+        };
+        let overlap =
+            |a: [f64; 4], b: [f64; 4]| a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+        let inside =
+            |a: [f64; 4], b: [f64; 4]| a[0] >= b[0] && a[2] <= b[2] && a[1] >= b[1] && a[3] <= b[3];
+        let mut smallest = f64::INFINITY;
+        let mut legends = 0;
+        for f in figures {
+            let id = f["id"].as_str().unwrap();
+            for t in f["texts"].as_array().unwrap() {
+                if t["text"].as_str().unwrap().is_empty() {
+                    continue;
+                }
+                let px = t["px"].as_f64().unwrap();
+                smallest = smallest.min(px);
+                assert!(px >= 12.0, "{id}: {:?} at {px:.1} px", t["text"]);
+            }
+            let marks: Vec<[f64; 4]> = f["marks"].as_array().unwrap().iter().map(rect).collect();
+            for legend in f["legend"].as_array().unwrap().iter().map(rect) {
+                legends += 1;
+                // The legend's own samples lie inside it; no plotted mark reaches it.
+                for m in marks.iter().filter(|m| !inside(**m, legend)) {
+                    assert!(
+                        !overlap(*m, legend),
+                        "{id}: legend {legend:?} over a mark at {m:?}"
+                    );
+                }
+            }
+            if id == "figure-sweep-wait_mean_s-sweep" {
+                let texts: Vec<&str> = f["texts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|t| t["text"].as_str())
+                    .collect();
+                for label in ["easy", "fcfs", "shaken: mean, 5–95 %", "unshaken"] {
+                    assert!(texts.contains(&label), "{label}: {texts:?}");
+                }
+                assert_eq!(f["legend"].as_array().unwrap().len(), 1);
+            }
+        }
+        // Legends: the 6 summaries of the replay study (rigid, a60), the 2 seeds figures
+        // (their unshaken mark) and the 2 sweeps; not the replay comparison, whose
+        // categories are named on its axis and which marks nothing.
+        assert_eq!(legends, 6 + 2 + 2);
+        eprintln!("smallest rendered text: {smallest:.1} px; {legends} legends");
     }
 }
 
@@ -473,8 +688,9 @@ fn figures_group_by_study_experiment_and_the_axes_it_sets() {
         "timeline-plain-easy",
         "timeline-exp-e",
     ] {
+        // Three panels, one legend.
         let t = texts(&figure(&doc, id));
-        assert_eq!((t["rigid"], t["a60"]), (3, 3), "{id}");
+        assert_eq!((t["rigid"], t["a60"]), (1, 1), "{id}");
     }
 }
 
