@@ -16,7 +16,14 @@ pub struct PageInfo<'a> {
     pub spec_file: &'a str,
     /// `(status, count)`: ok, failed, not run.
     pub counts: Vec<(&'static str, usize)>,
+    /// What was run, a line per study (its runs and the axes it varies).
+    pub studies: Vec<String>,
+    /// The failed runs (their labels and errors; at most [`MAX_FAILURES`]).
+    pub failures: Vec<String>,
 }
+
+/// The most failed runs the summary lists.
+pub(super) const MAX_FAILURES: usize = 20;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1000px;margin:2em auto;\
 padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}\
@@ -67,16 +74,84 @@ pub fn write_html(
         .filter(|(_, n)| *n > 0)
         .map(|(s, n)| format!("{n} {s}"))
         .collect();
+    let total: usize = page.counts.iter().map(|(_, n)| n).sum();
+    // The summary first: what was run, the failures, then the comparisons; the tables
+    // and the other figures after.
+    out.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n");
     let _ = writeln!(
         out,
-        "<p>Spec <code>{}</code>; runs: {}; campaign {}, engine version {}.</p>",
+        "<p>Spec <code>{}</code>: {total} run{} ({}); campaign {}, engine version {}.</p>",
         html_escape(page.spec_file),
+        if total == 1 { "" } else { "s" },
         html_escape(&counts.join(", ")),
         env!("CARGO_PKG_VERSION"),
         crate::run::ENGINE_VERSION
     );
+    if !page.studies.is_empty() {
+        out.push_str("<ul>\n");
+        for line in &page.studies {
+            let _ = writeln!(out, "<li>{}</li>", html_escape(line));
+        }
+        out.push_str("</ul>\n");
+    }
+    let failed = page
+        .counts
+        .iter()
+        .find(|(s, _)| *s == "failed")
+        .map_or(0, |c| c.1);
+    if failed > 0 {
+        let _ = writeln!(out, "<p>Failed runs ({failed}):</p>\n<ul>");
+        for f in &page.failures {
+            let _ = writeln!(out, "<li>{}</li>", html_escape(f));
+        }
+        if failed > page.failures.len() {
+            let _ = writeln!(
+                out,
+                "<li>and {} more (runs.csv has every error)</li>",
+                failed - page.failures.len()
+            );
+        }
+        out.push_str("</ul>\n");
+    } else {
+        out.push_str("<p>No run failed.</p>\n");
+    }
+    out.push_str("</section>\n");
+    let (comparisons, others): (Vec<_>, Vec<_>) = figures
+        .figures
+        .iter()
+        .zip(&svgs)
+        .partition(|(f, _)| f.comparison);
     if !tables.is_empty() || !figures.figures.is_empty() {
         out.push_str("<nav><ul>\n");
+        // Figures of one kind on one line: "Heading: <a>what</a>, <a>what</a>".
+        let figure_links = |out: &mut String, list: &[(&super::chart::Figure, &String)]| {
+            let mut last: Option<&str> = None;
+            for (f, _) in list {
+                let (heading, what) = f.title.split_once(": ").unwrap_or((&f.title, ""));
+                let link = format!(
+                    "<a href=\"#figure-{}\">{}</a>",
+                    html_escape(&f.name),
+                    html_escape(if what.is_empty() { heading } else { what })
+                );
+                if last == Some(heading) && !what.is_empty() {
+                    let _ = write!(out, ", {link}");
+                } else {
+                    if last.is_some() {
+                        out.push_str("</li>\n");
+                    }
+                    if what.is_empty() {
+                        let _ = write!(out, "<li>{link}");
+                    } else {
+                        let _ = write!(out, "<li>{}: {link}", html_escape(heading));
+                    }
+                    last = Some(heading);
+                }
+            }
+            if last.is_some() {
+                out.push_str("</li>\n");
+            }
+        };
+        figure_links(&mut out, &comparisons);
         for t in tables {
             let _ = writeln!(
                 out,
@@ -85,33 +160,27 @@ pub fn write_html(
                 html_escape(t.title.as_deref().unwrap_or(&t.name))
             );
         }
-        // Figures of one kind on one line: "Heading: <a>what</a>, <a>what</a>".
-        let mut last: Option<&str> = None;
-        for f in &figures.figures {
-            let (heading, what) = f.title.split_once(": ").unwrap_or((&f.title, ""));
-            let link = format!(
-                "<a href=\"#figure-{}\">{}</a>",
-                html_escape(&f.name),
-                html_escape(if what.is_empty() { heading } else { what })
-            );
-            if last == Some(heading) && !what.is_empty() {
-                let _ = write!(out, ", {link}");
-            } else {
-                if last.is_some() {
-                    out.push_str("</li>\n");
-                }
-                if what.is_empty() {
-                    let _ = write!(out, "<li>{link}");
-                } else {
-                    let _ = write!(out, "<li>{}: {link}", html_escape(heading));
-                }
-                last = Some(heading);
-            }
-        }
-        if last.is_some() {
-            out.push_str("</li>\n");
-        }
+        figure_links(&mut out, &others);
         out.push_str("</ul></nav>\n");
+    }
+    let figure_html = |out: &mut String, f: &super::chart::Figure, svg: &str| {
+        let _ = writeln!(
+            out,
+            "<figure id=\"figure-{}\">\n<h3>{}</h3>\n{}\n<figcaption>{} \
+             <a href=\"figures/{}.svg\">figures/{}.svg</a></figcaption>\n</figure>",
+            html_escape(&f.name),
+            html_escape(&f.title),
+            inline_svg(svg),
+            html_escape(&f.caption),
+            html_escape(&f.name),
+            html_escape(&f.name),
+        );
+    };
+    if !comparisons.is_empty() {
+        out.push_str("<h2>Comparisons</h2>\n");
+    }
+    for (f, svg) in &comparisons {
+        figure_html(&mut out, f, svg);
     }
     if !tables.is_empty() {
         out.push_str("<h2>Tables</h2>\n");
@@ -135,21 +204,11 @@ pub fn write_html(
             html_table(&mut out, header, rows);
         }
     }
-    if !figures.figures.is_empty() {
+    if !others.is_empty() {
         out.push_str("<h2>Figures</h2>\n");
     }
-    for (f, svg) in figures.figures.iter().zip(&svgs) {
-        let _ = writeln!(
-            out,
-            "<figure id=\"figure-{}\">\n<h3>{}</h3>\n{}\n<figcaption>{} \
-             <a href=\"figures/{}.svg\">figures/{}.svg</a></figcaption>\n</figure>",
-            html_escape(&f.name),
-            html_escape(&f.title),
-            inline_svg(svg),
-            html_escape(&f.caption),
-            html_escape(&f.name),
-            html_escape(&f.name),
-        );
+    for (f, svg) in &others {
+        figure_html(&mut out, f, svg);
     }
     if figures.omitted > 0 {
         let _ = writeln!(

@@ -444,6 +444,8 @@ fn write_report(
         description: spec.description.as_deref(),
         spec_file: &spec.file,
         counts: statuses.to_vec(),
+        studies: study_lines(&runs),
+        failures: failure_lines(&runs),
     };
     let drawn = write_html(dir, &page, &tables, &figures)?;
     if tables.is_empty() {
@@ -463,4 +465,111 @@ fn write_report(
         if tables.is_empty() { "" } else { ", tables/" }
     );
     Ok(out)
+}
+
+/// The axes whose variants differ between `runs`, and each one's variants in order.
+fn varied<'a>(runs: &[&'a ReportRun<'a>]) -> Vec<(crate::campaign::AxisName, Vec<&'a str>)> {
+    crate::campaign::spec::COLUMNS
+        .iter()
+        .filter_map(|&axis| {
+            let mut values: Vec<&str> = Vec::new();
+            for r in runs {
+                if let Some(v) = r.labels.get(axis)
+                    && !values.contains(&v)
+                {
+                    values.push(v);
+                }
+            }
+            (values.len() > 1).then_some((axis, values))
+        })
+        .collect()
+}
+
+/// What was run, a line per study: its runs, the variants of each axis it varies (at
+/// most six named), and its seeds.
+fn study_lines(runs: &[ReportRun<'_>]) -> Vec<String> {
+    let mut studies: Vec<Option<&str>> = Vec::new();
+    for r in runs {
+        let s = r.labels.study.as_deref();
+        if !studies.contains(&s) {
+            studies.push(s);
+        }
+    }
+    studies
+        .iter()
+        .map(|study| {
+            let scope: Vec<&ReportRun<'_>> = runs
+                .iter()
+                .filter(|r| r.labels.study.as_deref() == *study)
+                .collect();
+            let mut parts = vec![format!(
+                "{}{} run{}",
+                study.map_or(String::new(), |s| format!("study {s}: ")),
+                scope.len(),
+                if scope.len() == 1 { "" } else { "s" }
+            )];
+            for (axis, values) in varied(&scope) {
+                let shown: Vec<&str> = values.iter().take(6).copied().collect();
+                let more = if values.len() > 6 { ", …" } else { "" };
+                parts.push(format!(
+                    "{axis} ({}): {}{more}",
+                    values.len(),
+                    shown.join(", ")
+                ));
+            }
+            let mut seeds: Vec<u64> = scope
+                .iter()
+                .filter(|r| r.perturbed())
+                .map(|r| r.labels.seed)
+                .collect();
+            seeds.sort_unstable();
+            seeds.dedup();
+            if !seeds.is_empty() {
+                let (roles, kind) = if scope.iter().any(|r| r.replicated) {
+                    (
+                        scope.iter().filter(|r| r.replicated).count(),
+                        "replications",
+                    )
+                } else {
+                    (
+                        scope.iter().filter(|r| r.perturbed()).count(),
+                        "shaken runs",
+                    )
+                };
+                let plural = if seeds.len() == 1 { "" } else { "s" };
+                parts.push(format!("{} seed{plural} ({roles} {kind})", seeds.len()));
+            }
+            parts.join("; ")
+        })
+        .collect()
+}
+
+/// The failed runs (at most [`MAX_FAILURES`](super::html::MAX_FAILURES)): the variants
+/// that tell them apart, the seed, and the error.
+fn failure_lines(runs: &[ReportRun<'_>]) -> Vec<String> {
+    let all: Vec<&ReportRun<'_>> = runs.iter().collect();
+    let axes = varied(&all);
+    runs.iter()
+        .filter_map(|r| match r.outcome {
+            Some(Outcome::Failed(e)) => Some((r, e)),
+            _ => None,
+        })
+        .take(super::html::MAX_FAILURES)
+        .map(|(r, e)| {
+            let mut words: Vec<String> = r
+                .labels
+                .study
+                .iter()
+                .map(|s| format!("study {s}"))
+                .collect();
+            words.extend(
+                axes.iter()
+                    .filter_map(|(a, _)| Some(format!("{a} {}", r.labels.get(*a)?))),
+            );
+            if r.labels.seed > 0 {
+                words.push(format!("seed {}", r.labels.seed));
+            }
+            format!("{}: {e}", words.join(", "))
+        })
+        .collect()
 }

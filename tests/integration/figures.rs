@@ -295,6 +295,22 @@ fn report_html_has_the_figures_of_the_axes() {
         assert!(heading.contains("workload KTH"), "{id}: {heading}");
         assert_one_format_per_axis(&svg, id);
     }
+    // The page: the summary first (runs, failures), the comparisons, the tables, then
+    // the other figures.
+    let headings: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("h2"))
+        .map(|n| text_of(&n))
+        .collect();
+    assert_eq!(headings, ["Summary", "Comparisons", "Tables", "Figures"]);
+    // 2 runs in the replay study (2 replay models), 5 in the seeds study (original,
+    // the baseline of s and its 3 seeds), 16 in the sweep (2 schedulers × 2 loads ×
+    // (original, the baseline of s2 and its 2 seeds)).
+    assert!(html.contains("23 runs (23 ok)"), "{html}");
+    assert!(html.contains("No run failed."));
+    assert!(html.contains("study sweep: 16 runs; "));
+    assert!(html.contains("; scheduler (2): easy, fcfs; "));
+    assert!(html.contains("; shake (2): original, s2; 2 seeds (8 shaken runs)</li>"));
     // Timeline: three panels sharing one legend of both series, and their axis labels.
     let t = texts(&figure(&doc, "timeline-replay"));
     assert_eq!((t["rigid"], t["a60"], t["Time (days)"]), (1, 1, 3));
@@ -747,4 +763,56 @@ fn replications_of_a_stochastic_replay_model_are_not_shakes() {
     }
     // One figure per default metric (bounded_slowdown_mean, wait_mean_s).
     assert_eq!(drew_seeds, 2);
+}
+
+/// The summary at the top of report.html says how the runs ended and lists the failed
+/// ones with their errors: here the 2 runs (fcfs, easy) of a workload whose trace does
+/// not exist fail, the 2 of the fixture do not.
+#[test]
+fn the_report_opens_with_the_runs_and_their_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("fails.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"fails\"\n[workloads.fixture]\ntrace = {:?}\n\
+             [workloads.gone]\ntrace = \"no-such-trace.swf\"\n\
+             [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\neasy = {{ kind = \"easy\" }}\n",
+            crate::common::fixture("zakay_batches.swf.txt")
+                .display()
+                .to_string()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .code(1);
+    let html = std::fs::read_to_string(out.join("partial/report.html")).unwrap();
+    let doc = parse(&html);
+    let summary = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("summary"))
+        .unwrap();
+    let text = text_of(&summary);
+    assert!(text.contains("4 runs (2 ok, 2 failed)"), "{text}");
+    assert!(text.contains("Failed runs (2):"), "{text}");
+    let failures: Vec<String> = summary
+        .descendants()
+        .filter(|n| n.has_tag_name("li"))
+        .map(|n| text_of(&n))
+        .filter(|t| t.contains("no-such-trace"))
+        .collect();
+    assert_eq!(failures.len(), 2, "{text}");
+    assert!(
+        failures[0].starts_with("workload gone, scheduler fcfs: "),
+        "{failures:?}"
+    );
+    assert!(
+        failures[1].starts_with("workload gone, scheduler easy: "),
+        "{failures:?}"
+    );
+    // The summary comes before anything else of the page's body but its heading.
+    let first_h2 = doc.descendants().find(|n| n.has_tag_name("h2")).unwrap();
+    assert_eq!(text_of(&first_h2), "Summary");
 }
