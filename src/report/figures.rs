@@ -4,7 +4,9 @@
 //! metrics over shake seeds or model replications, or against a swept parameter.
 //!
 //! A figure spec (`[[figure]]`, or one chosen by the axes present) names its series
-//! axes; every combination of the other axes' variants makes one figure.
+//! axes; in a figure of metrics the workloads are panels and unshaken and shaken runs
+//! of one series are pooled across the shake variants ([`merged_axes`]); every
+//! combination of the other axes' variants makes one figure.
 
 use super::ReportRun;
 use super::chart::{Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, StripPanel};
@@ -970,15 +972,34 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
             .filter(|&a| Some(a) != swept && a != Axis::Workload)
             .filter(|&a| a != Axis::Shake || shaken.len() > 1)
             .collect();
+        // Where experiments vary, a series is an experiment (named as the spec names
+        // it) rather than the scheduler and platform it sets.
+        let experiments: Vec<Option<&str>> = {
+            let mut e: Vec<Option<&str>> = scope
+                .iter()
+                .map(|r| r.labels.experiment.as_deref())
+                .collect();
+            e.sort_unstable();
+            e.dedup();
+            e
+        };
+        let by_experiment = experiments.len() > 1;
+        let tied = |a: Axis| spec.experiments.iter().any(|(_, c)| c.get(a).is_some());
+        let series: Vec<AxisName> = by_experiment
+            .then_some(AxisName::Experiment)
+            .into_iter()
+            .chain(
+                series
+                    .iter()
+                    .filter(|&&a| !(by_experiment && tied(a)))
+                    .map(|&a| AxisName::Axis(a)),
+            )
+            .collect();
         let before = out.len();
         match swept {
-            Some(x) => out.push(spec_of(
-                FigureKind::Sweep,
-                names(&series),
-                Some(AxisName::Axis(x)),
-            )),
+            Some(x) => out.push(spec_of(FigureKind::Sweep, series, Some(AxisName::Axis(x)))),
             None if perturbed || !series.is_empty() => {
-                out.push(spec_of(FigureKind::Seeds, names(&series), None));
+                out.push(spec_of(FigureKind::Seeds, series, None));
             }
             None => {}
         }

@@ -816,3 +816,34 @@ fn the_report_opens_with_the_runs_and_their_failures() {
     let first_h2 = doc.descendants().find(|n| n.has_tag_name("h2")).unwrap();
     assert_eq!(text_of(&first_h2), "Summary");
 }
+
+/// A study comparing experiments: the default comparison has a category per
+/// experiment, named as the spec names it, not per scheduler it sets; one dot each
+/// (nothing shaken).
+#[test]
+fn experiments_are_compared_by_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("exp.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"exp\"\n[workloads.fixture]\ntrace = {:?}\n\
+             [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\neasy = {{ kind = \"easy\" }}\n\
+             [experiments]\n\"first come\" = {{ scheduler = \"fcfs\" }}\n\
+             backfilled = {{ scheduler = \"easy\" }}\n\
+             [[study]]\nname = \"e\"\nexperiment = [\"first come\", \"backfilled\"]\n",
+            crate::common::fixture("zakay_batches.swf.txt")
+                .display()
+                .to_string()
+        ),
+    )
+    .unwrap();
+    let html = run_report(dir.path(), &spec);
+    let doc = parse(&html);
+    let svg = figure(&doc, "seeds-wait_mean_s");
+    let t = texts(&svg);
+    assert_eq!((t["first come"], t["backfilled"]), (1, 1), "{t:?}");
+    assert!(!t.contains_key("fcfs") && !t.contains_key("easy"), "{t:?}");
+    assert_eq!(circles(&svg), 2);
+    assert!(text_of(&svg).starts_with("Mean wait (s) by experiment: study e"));
+}
