@@ -60,7 +60,8 @@ pub struct Series {
     pub dashed: bool,
 }
 
-/// Categories of values.
+/// Categories of values: a strip per category, or per category and group (side by
+/// side within the category, a colour per group, named in the legend).
 #[derive(Debug, Clone, Default)]
 pub struct StripPanel {
     pub title: String,
@@ -68,14 +69,32 @@ pub struct StripPanel {
     pub strips: Vec<Strip>,
     /// What the reference marks (legend).
     pub reference_label: String,
+    /// The groups' names; empty: one strip per category, coloured by category.
+    pub groups: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct Strip {
+    /// The category (strips of one category share its place on the x axis).
     pub name: String,
+    /// The group within the category (an index of [`StripPanel::groups`]).
+    pub group: usize,
     pub values: Vec<f64>,
     /// A value to mark (e.g. the unshaken run's).
     pub reference: Option<f64>,
+}
+
+impl StripPanel {
+    /// The categories, in order of first appearance.
+    fn categories(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for s in &self.strips {
+            if !out.contains(&s.name.as_str()) {
+                out.push(&s.name);
+            }
+        }
+        out
+    }
 }
 
 /// One entry of a figure's legend.
@@ -94,6 +113,8 @@ pub enum Mark {
     Dashed,
     /// A line on its band.
     Band,
+    /// A dot (a group of strips).
+    Dot,
     /// The reference mark of strips.
     Reference,
 }
@@ -214,6 +235,15 @@ impl Figure {
                     }
                 }
                 Panel::Strips(p) => {
+                    for (i, g) in p.groups.iter().enumerate() {
+                        if !g.is_empty() && !out.iter().any(|e| &e.label == g) {
+                            out.push(LegendEntry {
+                                label: g.clone(),
+                                colour: Some(i),
+                                mark: Mark::Dot,
+                            });
+                        }
+                    }
                     let referenced = p
                         .strips
                         .iter()
@@ -261,9 +291,10 @@ impl Figure {
                 Panel::Lines(_) => WIDTH - legend_width.min(WIDTH / 3),
                 Panel::Forest(f) => WIDTH.max(super::forest::label_width(f) + 500),
                 Panel::Strips(s) => {
-                    let names: Vec<&str> = s.strips.iter().map(|s| s.name.as_str()).collect();
+                    let names = s.categories();
                     let longest = compact(&names).0.iter().map(|l| l.chars().count()).max();
-                    let per = text_width(longest.unwrap_or(0), TICK_FONT) + 16;
+                    let groups = s.groups.len().max(1) as u32;
+                    let per = text_width(longest.unwrap_or(0), TICK_FONT).max(28 * groups) + 16;
                     (120 + per * names.len() as u32).max(WIDTH - legend_width.min(WIDTH / 3))
                 }
             })
@@ -347,6 +378,9 @@ fn draw_legend(entries: &[LegendEntry], area: &Area<'_>, width: u32) -> Result<(
                 area.draw(&PathElement::new([(x0, y), (x1, y)], c.stroke_width(2)))
                     .map_err(e)?;
             }
+            Mark::Dot => area
+                .draw(&Circle::new(((x0 + x1) / 2, y), 5, c.filled()))
+                .map_err(e)?,
             Mark::Reference => area
                 .draw(&PathElement::new(
                     [(x0, y), (x1, y)],
@@ -708,15 +742,18 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
         .iter()
         .map(|s| (values(s), s.reference.filter(|r| r.is_finite()).map(tame)))
         .collect();
+    let categories = p.categories();
+    // Groups side by side within a category's width of 1.
+    let m = p.groups.len().max(1) as f64;
+    let width = 1.0 / m;
     let (y0, y1) = range(
         strips
             .iter()
             .flat_map(|(v, r)| v.iter().copied().chain(r.iter().copied())),
     );
     let y_ticks = linear_ticks(y0, y1, 6);
-    let n = strips.len().max(1);
-    let raw: Vec<&str> = p.strips.iter().map(|s| s.name.as_str()).collect();
-    let (names, x_desc) = compact(&raw);
+    let n = categories.len().max(1);
+    let (names, x_desc) = compact(&categories);
     let x_ticks: Vec<(f64, String)> = names
         .iter()
         .enumerate()
@@ -749,12 +786,24 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
         .light_line_style(WHITE)
         .draw()
         .map_err(|e| e.to_string())?;
-    for (i, (v, r)) in strips.iter().enumerate() {
-        let x = i as f64;
-        let c = colour(i);
-        // Dots, spread over the category's width by a fixed (golden-ratio) jitter; a
+    for (strip, (v, r)) in p.strips.iter().zip(&strips) {
+        let i = categories
+            .iter()
+            .position(|c| *c == strip.name)
+            .unwrap_or(0);
+        let x = if p.groups.is_empty() {
+            i as f64
+        } else {
+            i as f64 - 0.5 + width * (strip.group as f64 + 0.5)
+        };
+        let c = colour(if p.groups.is_empty() { i } else { strip.group });
+        // Dots, spread over the strip's width by a fixed (golden-ratio) jitter; a
         // lone value centred and larger.
-        let (spread, radius) = if v.len() > 1 { (0.5, 3) } else { (0.0, 5) };
+        let (spread, radius) = if v.len() > 1 {
+            (0.5 * width, 3)
+        } else {
+            (0.0, 5)
+        };
         chart
             .draw_series(v.iter().enumerate().map(|(k, &y)| {
                 let jitter = ((k as f64 * 0.618_034) % 1.0 - 0.5) * spread;
@@ -766,22 +815,24 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
             let (q5, q25, q50, q75, q95) = (q(0.05), q(0.25), q(0.5), q(0.75), q(0.95));
             let line =
                 |a: (f64, f64), b: (f64, f64)| PathElement::new([a, b], BLACK.stroke_width(1));
+            let h = 0.3 * width;
             chart
                 .draw_series([
-                    line((x - 0.3, q25), (x + 0.3, q25)),
-                    line((x - 0.3, q75), (x + 0.3, q75)),
-                    line((x - 0.3, q25), (x - 0.3, q75)),
-                    line((x + 0.3, q25), (x + 0.3, q75)),
-                    line((x - 0.3, q50), (x + 0.3, q50)),
+                    line((x - h, q25), (x + h, q25)),
+                    line((x - h, q75), (x + h, q75)),
+                    line((x - h, q25), (x - h, q75)),
+                    line((x + h, q25), (x + h, q75)),
+                    line((x - h, q50), (x + h, q50)),
                     line((x, q75), (x, q95)),
                     line((x, q25), (x, q5)),
                 ])
                 .map_err(|e| e.to_string())?;
         }
         if let Some(r) = *r {
+            let h = 0.42 * width;
             chart
                 .draw_series(std::iter::once(PathElement::new(
-                    [(x - 0.42, r), (x + 0.42, r)],
+                    [(x - h, r), (x + h, r)],
                     REFERENCE.stroke_width(3),
                 )))
                 .map_err(|e| e.to_string())?;
@@ -906,11 +957,13 @@ mod tests {
                         title: "strips".into(),
                         y_label: "v".into(),
                         reference_label: "r".into(),
+                        groups: vec!["g0".into(), "g1".into()],
                         strips: strips
                             .into_iter()
                             .enumerate()
                             .map(|(i, (values, reference))| Strip {
                                 name: format!("c[k={i}]"),
+                                group: i % 2,
                                 values,
                                 reference,
                             })
@@ -1057,8 +1110,10 @@ mod tests {
                     title: "strips".into(),
                     y_label: "v".into(),
                     reference_label: "unshaken".into(),
+                    groups: Vec::new(),
                     strips: vec![Strip {
                         name: "a".into(),
+                        group: 0,
                         values: vec![1.0, 2.0, 3.0, f64::INFINITY],
                         reference: Some(2.5),
                     }],

@@ -690,22 +690,45 @@ fn seeds_figure(
     let perturbed = all().any(|d| d.0.perturbed());
     let shaken = all().any(|d| d.0.perturbed() && !d.0.replicated);
     let replicated = all().any(|d| d.0.replicated);
+    // With several series axes, the first one's variants are the categories and the
+    // others' combinations groups within them (a colour each, in the legend).
+    let split = |n: &str, done: &[Done<'_>]| -> (String, String) {
+        match done.first() {
+            Some(d) if series_axes.len() > 1 => {
+                let v = values_of(d.0.labels, series_axes);
+                (v[0].clone(), v[1..].join(" / "))
+            }
+            _ => (n.to_string(), String::new()),
+        }
+    };
+    let mut groups: Vec<String> = Vec::new();
+    if series_axes.len() > 1 {
+        for (n, done) in panels.iter().flat_map(|(_, s)| s) {
+            let g = split(n, done).1;
+            if !done.is_empty() && !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+    }
     let drawn: Vec<Panel> = panels
         .iter()
         .map(|(title, series)| {
             let strips = series
                 .iter()
+                .filter(|(_, done)| series_axes.len() < 2 || !done.is_empty())
                 .map(|(n, done)| {
                     let reference = done
                         .iter()
                         .find(|d| perturbed && !d.0.perturbed())
                         .and_then(|d| metric(d, m));
+                    let (category, group) = split(n, done);
                     Strip {
-                        name: if n.is_empty() {
+                        name: if category.is_empty() {
                             "all".into()
                         } else {
-                            n.clone()
+                            category
                         },
+                        group: groups.iter().position(|g| *g == group).unwrap_or(0),
                         values: done
                             .iter()
                             .filter(|d| d.0.perturbed() == perturbed)
@@ -720,6 +743,7 @@ fn seeds_figure(
                 y_label: metric_label(m),
                 strips,
                 reference_label: "unshaken".into(),
+                groups: groups.clone(),
             })
         })
         .collect();

@@ -818,8 +818,10 @@ fn the_report_opens_with_the_runs_and_their_failures() {
 }
 
 /// A study comparing experiments: the default comparison has a category per
-/// experiment, named as the spec names it, not per scheduler it sets; one dot each
-/// (nothing shaken).
+/// experiment, named as the spec names it, not per scheduler it sets; with replay
+/// models varied too, each category holds a dot per replay model, side by side in
+/// its colour, the legend naming them: 2 experiments × 2 replay models = 4 dots, and
+/// the legend's 2.
 #[test]
 fn experiments_are_compared_by_their_names() {
     let dir = tempfile::tempdir().unwrap();
@@ -829,9 +831,11 @@ fn experiments_are_compared_by_their_names() {
         format!(
             "name = \"exp\"\n[workloads.fixture]\ntrace = {:?}\n\
              [schedulers]\nfcfs = {{ kind = \"fcfs\" }}\neasy = {{ kind = \"easy\" }}\n\
+             [replays]\nrigid = \"rigid\"\na0 = \"a0\"\n\
              [experiments]\n\"first come\" = {{ scheduler = \"fcfs\" }}\n\
              backfilled = {{ scheduler = \"easy\" }}\n\
-             [[study]]\nname = \"e\"\nexperiment = [\"first come\", \"backfilled\"]\n",
+             [[study]]\nname = \"e\"\nexperiment = [\"first come\", \"backfilled\"]\n\
+             replay = [\"rigid\", \"a0\"]\n",
             crate::common::fixture("zakay_batches.swf.txt")
                 .display()
                 .to_string()
@@ -843,7 +847,21 @@ fn experiments_are_compared_by_their_names() {
     let svg = figure(&doc, "seeds-wait_mean_s");
     let t = texts(&svg);
     assert_eq!((t["first come"], t["backfilled"]), (1, 1), "{t:?}");
+    assert_eq!((t["rigid"], t["a0"]), (1, 1), "{t:?}");
     assert!(!t.contains_key("fcfs") && !t.contains_key("easy"), "{t:?}");
-    assert_eq!(circles(&svg), 2);
-    assert!(text_of(&svg).starts_with("Mean wait (s) by experiment: study e"));
+    assert_eq!(circles(&svg), 4 + 2);
+    // Two colours, each on 2 dots and its legend entry.
+    let mut fills: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in svg
+        .descendants()
+        .filter(|n| n.tag_name().name() == "circle")
+    {
+        *fills.entry(c.attribute("fill").unwrap()).or_default() += 1;
+    }
+    assert_eq!(
+        fills.values().copied().collect::<Vec<_>>(),
+        [3, 3],
+        "{fills:?}"
+    );
+    assert!(text_of(&svg).starts_with("Mean wait (s) by experiment / replay: study e"));
 }
