@@ -443,14 +443,16 @@ fn include(spec: &Spec, runs: &mut Vec<GridRun>) -> Result<(), SpecError> {
 }
 
 /// Repeats each run of a shake variant with seeds once per seed, after its unshaken
-/// baseline (seed 0); and each run of a replicated workload once per replication seed
-/// (no baseline: every seed is a replication). A run takes one kind of seed.
+/// baseline (seed 0); each run of a replicated workload once per replication seed, and
+/// of a shake variant that perturbs nothing (a stochastic replay model's draws) once
+/// per seed (no baseline: every seed is a replication). A run takes one kind of seed.
 fn repeat_per_seed(spec: &Spec, runs: Vec<GridRun>, at: At) -> Result<Vec<GridRun>, SpecError> {
-    let seeds = |r: &GridRun| -> Result<(bool, &[u64]), SpecError> {
-        let (shake_name, shake) = &spec.shakes[r.choices[Axis::Shake]];
-        let (workload_name, workload) = &spec.workloads[r.choices[Axis::Workload]];
-        match (shake.seeds.is_empty(), workload.seeds.is_empty()) {
-            (_, true) => Ok((true, &shake.seeds)),
+    let seeds =
+        |r: &GridRun| -> Result<(bool, &[u64]), SpecError> {
+            let (shake_name, shake) = &spec.shakes[r.choices[Axis::Shake]];
+            let (workload_name, workload) = &spec.workloads[r.choices[Axis::Workload]];
+            match (shake.seeds.is_empty(), workload.seeds.is_empty()) {
+            (_, true) => Ok((shake.config.is_some() || shake.seeds.is_empty(), &shake.seeds)),
             (true, false) => Ok((false, &workload.seeds)),
             (false, false) => Err(spec.error(
                 at,
@@ -461,7 +463,7 @@ fn repeat_per_seed(spec: &Spec, runs: Vec<GridRun>, at: At) -> Result<Vec<GridRu
                 ),
             )),
         }
-    };
+        };
     let mut total = 0usize;
     for r in &runs {
         let (baseline, s) = seeds(r)?;

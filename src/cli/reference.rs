@@ -191,7 +191,7 @@ const LABELS: &[(&str, &str)] = &[
     ),
     (
         "role",
-        "`single` (no seeds), `baseline` (the unshaken run of a shake variant), `shaken`, or `replication` (of a model's workload, or every seed, 0 included, of a shake variant that perturbs nothing: a stochastic replay model's draws); an enum of these in runs.parquet",
+        "`single` (no seeds), `baseline` (the unshaken run of a shake variant), `shaken`, or `replication` (of a model's workload, or each seed of a shake variant that perturbs nothing: a stochastic replay model's draws); an enum of these in runs.parquet",
     ),
     (
         "status",

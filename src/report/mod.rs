@@ -42,7 +42,7 @@ pub struct ReportRun<'a> {
     /// Whether the run is a replication (`Spec::replication`):
     /// of a model's workload (its seed drew the workload), or one seed of an unperturbed
     /// shake variant (a stochastic replay model's draws). There is no baseline: every
-    /// seed, 0 included, is one replication.
+    /// seed is one replication.
     pub replicated: bool,
 }
 

@@ -225,8 +225,8 @@ fn adjusted_and_fluid_replay_the_recorded_schedule_exactly_on_every_trace() {
 
 /// A shake variant with seeds only replicates runs without shaking: a stochastic model
 /// (fluid) draws anew per seed, a deterministic one (rigid, adjusted) draws nothing, so
-/// its seeds are one run with one key. 3 models × (baseline + 3 seeds) = 12 runs, of
-/// which 1 + 1 + 4 are distinct.
+/// its seeds are one run with one key. Nothing is shaken, so there is no seed-0
+/// baseline: 3 models × 3 seeds = 9 runs, of which 1 + 1 + 3 are distinct.
 #[test]
 fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
     let dir = tempfile::tempdir().unwrap();
@@ -251,7 +251,7 @@ fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
         .assert()
         .success()
         .stdout(predicates::str::contains(
-            "12: 0 cached, 6 to compute, 0 cannot run (6 distinct;",
+            "9: 0 cached, 5 to compute, 0 cannot run (5 distinct;",
         ));
     let out = dir.path().join("out");
     campaign()
@@ -273,11 +273,11 @@ fn replications_repeat_stochastic_models_and_share_deterministic_runs() {
             .insert(f[key].clone());
     }
     let counts: Vec<(&str, usize)> = keys.iter().map(|(k, v)| (k.as_str(), v.len())).collect();
-    assert_eq!(counts, [("adjusted", 1), ("fluid", 4), ("rigid", 1)]);
+    assert_eq!(counts, [("adjusted", 1), ("fluid", 3), ("rigid", 1)]);
     // Per-run summaries (`--summaries`): the fixture has no calendar (no hour-of-week
-    // rows), but 101 per-user percentile rows per run (0, 1, …, 100 %) for 12 runs.
+    // rows), but 101 per-user percentile rows per run (0, 1, …, 100 %) for 9 runs.
     let activity = std::fs::read_to_string(out.join("summaries/users.csv")).unwrap();
-    assert_eq!(activity.lines().count(), 1 + 101 * 12);
+    assert_eq!(activity.lines().count(), 1 + 101 * 9);
     let hours = std::fs::read_to_string(out.join("summaries/hour_of_week.csv")).unwrap();
     assert_eq!(hours.lines().count(), 1);
 }

@@ -202,9 +202,9 @@ impl Spec {
 
     /// Whether the run is a replication, not a shaken run or an unshaken baseline: one
     /// replication of a model's workload ([`Spec::replicated`]), or one seed of a shake
-    /// variant with seeds and no perturbation (`reps = { seeds = "1..=5" }`: the seeds
-    /// of a stochastic replay model's draws, where the seed-0 run is one more draw, as
-    /// nothing is shaken).
+    /// variant with seeds and no perturbation (`reps = { seeds = "1..=5" }`: the draws
+    /// of a stochastic replay model; such a variant has no seed-0 run, as nothing is
+    /// shaken).
     pub fn replication(&self, run: &crate::campaign::GridRun) -> bool {
         let shake = &self.shakes[run.choices[Axis::Shake]].1;
         self.replicated(run) || (shake.config.is_none() && !shake.seeds.is_empty())

@@ -36,7 +36,8 @@ pub struct WorkloadVariant {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShakeVariant {
     pub config: Option<ShakeConfig>,
-    /// Seeds ≥ 1, in order; every run also gets seed 0, the unshaken baseline.
+    /// Seeds ≥ 1, in order; every run also gets seed 0, the unshaken baseline, unless
+    /// nothing is shaken (`config` none: the seeds are replications).
     pub seeds: Vec<u64>,
 }
 
