@@ -85,8 +85,13 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
         .collect())
 }
 
-/// One variant of a sweep: its name and the value of each field.
-pub(super) type Expanded = (String, Vec<Option<f64>>);
+/// The swept parameters of one variant: (parameter, value) for each field written as a
+/// sweep, in the order of its name's labels (nested fields as `outer.inner`); empty for
+/// a variant that sweeps nothing.
+pub type Swept = Vec<(String, f64)>;
+
+/// One variant of a sweep: its name, the value of each field, and its swept values.
+pub(super) type Expanded = (String, Vec<Option<f64>>, Swept);
 
 /// Expands variant `name` over its swept fields (cartesian product, last fastest). Each
 /// result is named `name[f=v,…]` (swept fields only; plain `name` if none) and carries
@@ -96,7 +101,7 @@ pub(super) fn expand_variant(
     name: &Spanned<String>,
     fields: &[(&str, Option<&Spanned<toml::Value>>)],
 ) -> Result<Vec<Expanded>, SpecError> {
-    let mut out: Vec<(Vec<String>, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
+    let mut out: Vec<(Swept, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
     for (field, value) in fields {
         let Some(value) = value else {
             out.iter_mut().for_each(|(_, v)| v.push(None));
@@ -126,7 +131,7 @@ pub(super) fn expand_variant(
                 values.iter().map(move |&x| {
                     let mut labels = labels.clone();
                     if swept {
-                        labels.push(format!("{field}={x}"));
+                        labels.push(((*field).to_string(), x));
                     }
                     let mut chosen = chosen.clone();
                     chosen.push(Some(x));
@@ -137,15 +142,16 @@ pub(super) fn expand_variant(
     }
     Ok(out
         .into_iter()
-        .map(|(labels, chosen)| (swept_name(name, &labels), chosen))
+        .map(|(labels, chosen)| (swept_name(name, &labels), chosen, labels))
         .collect())
 }
 
 /// A swept variant's name: `name[field=value,…]`, or `name` when nothing is swept.
-fn swept_name(name: &Spanned<String>, labels: &[String]) -> String {
+fn swept_name(name: &Spanned<String>, labels: &[(String, f64)]) -> String {
     if labels.is_empty() {
         name.get_ref().clone()
     } else {
+        let labels: Vec<String> = labels.iter().map(|(f, x)| format!("{f}={x}")).collect();
         format!("{}[{}]", name.get_ref(), labels.join(","))
     }
 }
@@ -173,13 +179,13 @@ fn number(x: f64) -> toml::Value {
 
 /// Expands a typed configuration's table (a scheduler, a replay model, …) over every
 /// field written as a sweep (cartesian product in field order, last fastest); each
-/// result is named as [`expand_variant`] names them.
+/// result is named as [`expand_variant`] names them, and carries its swept values.
 pub(super) fn expand_table(
     src: Source<'_>,
     name: &Spanned<String>,
     table: &toml::Table,
     span: std::ops::Range<usize>,
-) -> Result<Vec<(String, toml::Table)>, SpecError> {
+) -> Result<Vec<(String, toml::Table, Swept)>, SpecError> {
     expand_table_keeping(src, name, table, span, &[])
 }
 
@@ -191,7 +197,7 @@ pub(super) fn expand_table_keeping(
     table: &toml::Table,
     span: std::ops::Range<usize>,
     lists: &[&str],
-) -> Result<Vec<(String, toml::Table)>, SpecError> {
+) -> Result<Vec<(String, toml::Table, Swept)>, SpecError> {
     let expanded = expand_fields(table, "", lists).map_err(|(field, e)| {
         src.error(
             Some(span.clone()),
@@ -200,12 +206,12 @@ pub(super) fn expand_table_keeping(
     })?;
     Ok(expanded
         .into_iter()
-        .map(|(labels, t)| (swept_name(name, &labels), t))
+        .map(|(labels, t)| (swept_name(name, &labels), t, labels))
         .collect())
 }
 
-/// Expansions of a table: each with the labels of its swept values.
-type Expansions = Vec<(Vec<String>, toml::Table)>;
+/// Expansions of a table: each with its swept values.
+type Expansions = Vec<(Swept, toml::Table)>;
 
 /// The expansions of `table` over its swept numbers, nested tables included (their
 /// fields labelled `outer.inner=value`), with the labels of each; an error names the
@@ -219,7 +225,7 @@ fn expand_fields(
     for (field, value) in table {
         let path = format!("{prefix}{field}");
         // Each value of the field, with its labels.
-        let choices: Vec<(Vec<String>, toml::Value)> = match value {
+        let choices: Vec<(Swept, toml::Value)> = match value {
             toml::Value::Table(inner) => {
                 let inner = expand_fields(inner, &format!("{path}."), &[])?;
                 if inner.len() == 1 {
@@ -234,7 +240,7 @@ fn expand_fields(
                 let (values, _) = sweep_values(v).map_err(|e| (path.clone(), e))?;
                 values
                     .into_iter()
-                    .map(|x| (vec![format!("{path}={x}")], number(x)))
+                    .map(|x| (vec![(path.clone(), x)], number(x)))
                     .collect()
             }
             _ => continue,
@@ -278,7 +284,7 @@ mod tests {
         let src = Source { file: "t", text };
         let name = Spanned::new(0..0, "v".to_string());
         let out = expand_table(src, &name, &table, 0..0).unwrap();
-        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = out.iter().map(|(n, ..)| n.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -295,6 +301,8 @@ mod tests {
         assert_eq!(out[0].1["x"], toml::Value::Float(0.5));
         assert_eq!(out[0].1["kind"], toml::Value::String("easy".into()));
         assert_eq!(out[0].1["y"], toml::Value::Integer(7));
+        // The swept values, by field: what the name's labels say, as numbers.
+        assert_eq!(out[1].2, [("k".to_string(), 1.0), ("x".to_string(), 2.0)]);
     }
 
     /// Regression (hostile inputs): a range of more values than a usize holds used to
@@ -343,7 +351,7 @@ still = { d = 6 }"#,
         };
         let name = Spanned::new(0..0, "m".to_string());
         let out = expand_table(src, &name, &table, 0..0).unwrap();
-        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = out.iter().map(|(n, ..)| n.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -358,5 +366,9 @@ still = { d = 6 }"#,
         assert_eq!(inner["c"], toml::Value::Integer(5));
         assert_eq!(out[3].1["a"], toml::Value::Integer(2));
         assert_eq!(out[3].1["still"], table["still"]);
+        assert_eq!(
+            out[3].2,
+            [("a".to_string(), 2.0), ("inner.b".to_string(), 4.0)]
+        );
     }
 }

@@ -283,6 +283,26 @@ fn sweeps_expand_variants_named_by_their_values() {
     let c = spec.shakes[3].1.config.unwrap();
     assert_eq!((c.degree, c.percentage), (10.0, 3.0));
     assert_eq!(spec.shakes[3].1.seeds, [1, 2]);
+    // Each variant's swept values, as its name says (nothing for unswept variants
+    // and for the axes without sweeps).
+    let swept = |axis: Axis, i: usize| -> Vec<(&str, f64)> {
+        spec.swept[axis.slot()][i]
+            .iter()
+            .map(|(p, v)| (p.as_str(), *v))
+            .collect()
+    };
+    assert_eq!(swept(Axis::Scheduler, 0), []);
+    assert_eq!(swept(Axis::Scheduler, 2), [("prediction_window", 2.0)]);
+    assert_eq!(swept(Axis::Transform, 1), []);
+    assert_eq!(swept(Axis::Transform, 3), [("load", 0.55)]);
+    assert_eq!(
+        swept(Axis::Shake, 3),
+        [("degree", 10.0), ("percentage", 3.0)]
+    );
+    for axis in Axis::ALL {
+        let names = spec.variant_names(AxisName::Axis(*axis));
+        assert_eq!(spec.swept[axis.slot()].len(), names.len(), "{axis}");
+    }
 }
 
 #[test]
