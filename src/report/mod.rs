@@ -16,12 +16,14 @@ mod compare;
 mod figures;
 mod forest;
 mod html;
+mod parameters;
 mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};
 pub use compare::{COMPARE_COLUMNS, Comparison, comparisons, write_comparison};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
+pub use parameters::SweptColumns;
 pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -82,11 +84,15 @@ fn metric_values(r: &crate::campaign::cache::RunRecord) -> Vec<f64> {
         .collect()
 }
 
-/// One row per run: every axis value, status (`ok`, `failed`, `not run`), error, key,
-/// and every metric of [`METRICS`] (null where undefined or not run). Whether a result
-/// came from the cache is not a column: the table is the same for a cold and a warm run.
-pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
+/// One row per run: its index in the campaign's order (`run_index`), every axis value,
+/// status (`ok`, `failed`, `not run`), error, key, the resolved policies, the value of
+/// every swept parameter (`swept`, one row per run: see [`SweptColumns`]) and every
+/// metric of [`METRICS`] (null where undefined or not run). Whether a result came from
+/// the cache is not a column: the table is the same for a cold and a warm run.
+pub fn runs_frame(runs: &[ReportRun<'_>], swept: &SweptColumns) -> PolarsResult<DataFrame> {
     let mut columns: Vec<Column> = Vec::new();
+    let index: Vec<u32> = (0..runs.len() as u32).collect();
+    columns.push(Column::new("run_index".into(), index));
     let study: Vec<Option<&str>> = runs.iter().map(|r| r.labels.study.as_deref()).collect();
     columns.push(Column::new("study".into(), study));
     for axis in COLUMNS {
@@ -136,6 +142,13 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
         .map(|d| d.and_then(walltime_factor))
         .collect();
     columns.push(Column::new("walltime_factor".into(), factor));
+    let taken: Vec<&str> = columns
+        .iter()
+        .map(|c| c.name().as_str())
+        .chain(METRICS.iter().map(|(n, _)| *n))
+        .collect();
+    let parameters = swept.columns(&taken);
+    columns.extend(parameters);
     let values: Vec<Option<Vec<f64>>> = records.iter().map(|r| r.map(metric_values)).collect();
     for (i, (name, _)) in METRICS.iter().enumerate() {
         let v: Vec<Option<f64>> = values

@@ -12,6 +12,7 @@ mod evalys;
 mod figures;
 mod fuzz;
 mod models;
+mod notebook;
 mod own_scheduler;
 mod presets;
 mod properties;
