@@ -9,6 +9,7 @@ use super::{
 };
 use crate::Registry;
 use crate::allocation::assign_nodes;
+use crate::campaign::columns::MetricRow;
 use crate::platform::{Platform, PlatformChange};
 use crate::run::RunRequest;
 use crate::sched::SchedulerConfig;
@@ -353,9 +354,16 @@ impl SimulateArgs {
                     "replay_config": description.replay,
                     "semantics": description.semantics,
                     "key": key,
-                    "metrics": result.metrics,
+                    // runs.csv's metric columns, names and units alike.
+                    "metrics": MetricRow::from_parts(
+                        &result.metrics,
+                        &result.lateness,
+                        result.late_share,
+                        result.violations.as_ref().map(Vec::len),
+                        result.platform,
+                    )
+                    .to_json(|_| true),
                     "lateness": result.lateness,
-                    "late_share": result.late_share,
                     "check": result.violations.as_ref().map(|v| json!({
                         "violations": v.len(),
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),

@@ -5,7 +5,7 @@
 //! comparisons a spec asks for ([`comparisons`]: tables and forest plots).
 
 use crate::campaign::Labels;
-use crate::campaign::columns::{METRICS, MetricRow};
+use crate::campaign::columns::{COUNT_METRICS, METRICS, MetricRow};
 use crate::campaign::runner::Outcome;
 use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use crate::workload::{RequestedTimeSource, WorkloadIdentity};
@@ -165,16 +165,6 @@ pub fn runs_frame(runs: &[ReportRun<'_>], swept: &SweptColumns) -> PolarsResult<
     }
     DataFrame::new(runs.len(), columns)
 }
-
-/// The metrics that count (jobs, nodes, violations): integer columns.
-const COUNT_METRICS: [&str; 6] = [
-    "jobs",
-    "completed",
-    "killed",
-    "rejected",
-    "violations",
-    "nodes",
-];
 
 /// The resolved policies of a run, as columns: read from its resolved description
 /// (null for a run without a result, and where the policy does not apply, e.g. the

@@ -610,6 +610,8 @@ fn simulate_and_campaign_resolve_the_same_run_whatever_the_status_order() {
         "60",
         "--seed",
         "3",
+        // As the campaign does by default: then `violations` is 0 in both.
+        "--check",
     ]);
     let spec = dir.path().join("status.toml");
     std::fs::write(
@@ -647,16 +649,34 @@ iat = { attribute = "interarrival", degree = 60, seeds = [3] }
     let m = &doc["metrics"];
     assert_eq!(
         number(&shaken[col("wait_mean_s")]),
-        m["wait_mean"].as_f64().unwrap()
+        m["wait_mean_s"].as_f64().unwrap()
     );
     assert_eq!(
         number(&shaken[col("makespan_s")]),
-        m["makespan"].as_f64().unwrap()
+        m["makespan_s"].as_f64().unwrap()
     );
     assert_eq!(
         number(&shaken[col("bounded_slowdown_mean")]),
         m["bounded_slowdown_mean"].as_f64().unwrap()
     );
+    // Every metric of the JSON is the runs.csv column of that name (same unit, same
+    // value; null where the cell is empty), and every metric column is in the JSON.
+    let metrics = m.as_object().unwrap();
+    let mut names: Vec<&str> = metrics.keys().map(String::as_str).collect();
+    let mut columns: Vec<&str> = header[col("makespan_d")..]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    columns.sort_unstable();
+    assert_eq!(names, columns);
+    for (name, v) in metrics {
+        let cell = &shaken[col(name)];
+        match v.as_f64() {
+            Some(x) => assert_eq!(number(cell), x, "{name}"),
+            None => assert_eq!(cell, "", "{name}"),
+        }
+    }
     // The filter is printed in its one canonical order.
     assert_eq!(
         doc["cleaning"]["policy"]["status"]["only"],

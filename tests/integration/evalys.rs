@@ -36,7 +36,7 @@ fn jobs_out_node_ids_by_hand() {
         .stdout
         .clone();
     let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(report["metrics"]["jobs"]["rejected"], 1);
+    assert_eq!(report["metrics"]["rejected"], 1);
 
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
@@ -175,7 +175,7 @@ fn evalys_with_rejected_jobs() {
         "64",
     ];
     let report = check_with_evalys(&args, dir.path(), None);
-    let rejected = report["metrics"]["jobs"]["rejected"].as_u64().unwrap();
+    let rejected = report["metrics"]["rejected"].as_u64().unwrap();
     assert!(rejected > 0, "no job rejected on 64 nodes");
 }
 
