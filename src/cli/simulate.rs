@@ -277,7 +277,8 @@ impl SimulateArgs {
             let records = &result.output.records;
             let nodes = result.platform.nodes;
             let allocation = assign_nodes(records, nodes);
-            write_jobs_csv(out, &name, records, &allocation)?;
+            let users = workload.jobs().iter().map(|j| (j.id, j.user)).collect();
+            write_jobs_csv(out, &name, records, &allocation, &users)?;
             if allocation.overcommitted > 0 {
                 let n = allocation.overcommitted;
                 note!(

@@ -86,6 +86,10 @@ def main(csv_path, report_path, out_dir=None):
 
     js = JobSet.from_csv(csv_path)
     df = js.df
+    # The column after Batsim's: the job's user, which evalys leaves alone.
+    raw = pd.read_csv(csv_path)
+    require(list(raw.columns)[-1] == "user_id" and raw.user_id.notna().all(),
+            f"no user_id column after Batsim's: {list(raw.columns)}")
     jobs = len(df)
     ran = ours["completed"] + ours["killed"]
     print(f"jobs: {jobs} rows, campaign ran {ran}, rejected {ours['rejected']}")
