@@ -16,6 +16,7 @@ mod compare;
 mod figures;
 mod forest;
 mod html;
+mod names;
 mod parameters;
 mod publish;
 mod summaries;
@@ -23,6 +24,7 @@ pub use chart::{ChartError, Figure};
 pub use compare::{COMPARE_COLUMNS, Comparison, comparisons, write_comparison};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
+pub use names::display_name;
 pub use parameters::SweptColumns;
 pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
 use std::fmt::Write as _;
@@ -428,6 +430,13 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
         cells.push((ri, ci, values));
     }
     let fmt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.*}", t.digits));
+    // A count whose aggregate is whole (every run counted alike) prints as an integer.
+    let fmt_metric = |k: usize, v: Option<f64>| match v {
+        Some(x) if COUNT_METRICS.contains(&metrics[k].as_str()) && x.fract() == 0.0 => {
+            format!("{x:.0}")
+        }
+        v => fmt(v),
+    };
     let mut header: Vec<String> = t.rows.iter().map(|a| a.name().to_string()).collect();
     for ck in &col_keys {
         for m in &metrics {
@@ -450,7 +459,7 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
         .collect();
     for (ri, ci, values) in &cells {
         for (k, v) in values.iter().enumerate() {
-            rows[*ri][n_rows + ci * width + k] = fmt(*v);
+            rows[*ri][n_rows + ci * width + k] = fmt_metric(k, *v);
         }
     }
     if t.difference && row_keys.len() >= 2 {
@@ -461,7 +470,7 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
             if let (Some(a), Some(b)) = (cell(0), cell(1)) {
                 for k in 0..width {
                     if let (Some(x), Some(y)) = (a.2[k], b.2[k]) {
-                        row[n_rows + ci * width + k] = fmt(Some((x - y).abs()));
+                        row[n_rows + ci * width + k] = fmt_metric(k, Some((x - y).abs()));
                     }
                 }
             }
@@ -638,10 +647,7 @@ pub fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let aligns: Vec<&str> = (0..header.len())
         .map(|i| {
-            let numeric = rows
-                .iter()
-                .all(|r| r[i].is_empty() || r[i].parse::<f64>().is_ok());
-            if numeric && !rows.is_empty() {
+            if numeric_column(rows, i) {
                 "---:"
             } else {
                 "---"
@@ -655,7 +661,37 @@ pub fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// A LaTeX tabular.
+/// Whether every cell of column `i` is a number or empty (and some row has one): such
+/// columns are right-aligned.
+fn numeric_column(rows: &[Vec<String>], i: usize) -> bool {
+    !rows.is_empty()
+        && rows
+            .iter()
+            .all(|r| r[i].is_empty() || r[i].parse::<f64>().is_ok())
+}
+
+/// A header cell for print: a column name (`wait_mean_s`), a column label before one
+/// (`easy wait_mean_s`) or a shaking statistic after one (`wait_mean_s.mean`), with
+/// the column's display name ([`display_name`]).
+fn display_header(cell: &str) -> String {
+    let (prefix, last) = match cell.rsplit_once(' ') {
+        Some((p, l)) => (Some(p), l),
+        None => (None, cell),
+    };
+    let last = match last.split_once('.') {
+        Some((column, stat)) if display_name(column) != column => {
+            format!("{}, {stat}", display_name(column))
+        }
+        _ => display_name(last).to_string(),
+    };
+    match prefix {
+        Some(p) => format!("{p} {last}"),
+        None => last,
+    }
+}
+
+/// A LaTeX tabular: numbers right-aligned, other columns left-aligned, the header's
+/// column names as their display names with units.
 pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
     let esc = |s: &str| {
         s.replace('\\', "\\textbackslash{}")
@@ -672,9 +708,13 @@ pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
         )
     };
     let mut out = String::new();
-    let _ = writeln!(out, "\\begin{{tabular}}{{{}}}", "l".repeat(header.len()));
+    let aligns: String = (0..header.len())
+        .map(|i| if numeric_column(rows, i) { 'r' } else { 'l' })
+        .collect();
+    let header: Vec<String> = header.iter().map(|h| display_header(h)).collect();
+    let _ = writeln!(out, "\\begin{{tabular}}{{{aligns}}}");
     let _ = writeln!(out, "\\hline");
-    let _ = writeln!(out, "{}", line(header));
+    let _ = writeln!(out, "{}", line(&header));
     let _ = writeln!(out, "\\hline");
     for r in rows {
         let _ = writeln!(out, "{}", line(r));
@@ -724,4 +764,29 @@ pub fn write_table(table: &mut Table, dir: &Path) -> Result<(), ReportError> {
         write_text(&dir.join(format!("{}-vs-published.csv", table.name)), &csv)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// By hand: the label column left-aligned, the number columns (one with an empty
+    /// cell) right-aligned; column names as display names, `_` escaped in a label.
+    #[test]
+    fn latex_right_aligns_numbers_under_display_names() {
+        let header: Vec<String> = ["scheduler", "easy jobs", "wait_mean_s.mean"]
+            .map(String::from)
+            .to_vec();
+        let rows = vec![
+            ["fcfs", "4", "35.00"].map(String::from).to_vec(),
+            ["easy_x", "4", ""].map(String::from).to_vec(),
+        ];
+        assert_eq!(
+            latex(&header, &rows),
+            "\\begin{tabular}{lrr}\n\\hline\n\
+             Scheduler & easy Jobs & Mean wait (s), mean \\\\\n\\hline\n\
+             fcfs & 4 & 35.00 \\\\\n\
+             easy\\_x & 4 &  \\\\\n\\hline\n\\end{tabular}\n"
+        );
+    }
 }

@@ -1126,3 +1126,44 @@ fn policy_columns_say_how_each_run_was_resolved() {
     assert_eq!(cells("model"), ["kill", "scale", "", "model", "2.0"]);
     assert_eq!(cells("ghost"), ["", "", "", "", ""]);
 }
+
+/// The LaTeX table of `lateness4.swf.txt` under FCFS on its 2 nodes, by hand: job 1
+/// starts at 0; job 2 (both nodes, submitted at 10) waits for job 1's end at 100 (90 s);
+/// job 3 (both nodes, at 150) for job 2's at 200 (50 s); job 4 (at 350) starts at once.
+/// Mean wait 140 / 4 = 35 s, 4 jobs: the count prints as an integer (the Markdown
+/// table too), the numbers right-aligned, the metrics under their display names.
+#[test]
+fn latex_tables_print_counts_as_integers_right_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("tex.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "tex"
+[workloads.late4]
+trace = "{}"
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+[[table]]
+name = "t"
+rows = ["scheduler"]
+metrics = ["jobs", "wait_mean_s"]
+digits = 2
+"#,
+            crate::common::fixture("lateness4.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    let tex = std::fs::read_to_string(out.join("tables/t.tex")).unwrap();
+    assert_eq!(
+        tex,
+        "\\begin{tabular}{lrr}\n\\hline\nScheduler & Jobs & Mean wait (s) \\\\\n\\hline\n\
+         fcfs & 4 & 35.00 \\\\\n\\hline\n\\end{tabular}\n"
+    );
+    let md = std::fs::read_to_string(out.join("tables/t.md")).unwrap();
+    assert!(md.contains("| fcfs | 4 | 35.00 |"), "{md}");
+}
