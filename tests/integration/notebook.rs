@@ -1,5 +1,5 @@
 //! A notebook plots a sweep from runs.parquet and runs.csv without a regex, a cast or a
-//! dtype argument: `tests/notebook/sweep.py` reads them with pandas and DuckDB in a
+//! dtype argument: `tests/notebook/sweep.py` reads them with pandas, polars and DuckDB in a
 //! virtual environment made once under the cargo target directory
 //! (`target/tmp/notebook-venv`, versions pinned in `tests/notebook/requirements.txt`;
 //! see [`venv_python`]). Without python3, its venv module or pip (or network access to
@@ -76,6 +76,11 @@ fn swept_parameters_are_numeric_columns() {
     assert_eq!(seen["pandas_parquet"]["load"], "float64");
     assert_eq!(seen["pandas_csv"]["load"], "float64");
     assert_eq!(seen["duckdb_types"]["load"], "DOUBLE");
+    assert_eq!(seen["polars_parquet"]["load"], "Float64");
+    assert_eq!(seen["polars_csv"]["load"], "Float64");
+    // polars has nullable integers: Int64 from either file.
+    assert_eq!(seen["polars_parquet"]["prediction_window"], "Int64");
+    assert_eq!(seen["polars_csv"]["prediction_window"], "Int64");
     // Integers with nulls: pandas has no nullable int64 by default, so the parquet
     // column reads as float64 in pandas and as BIGINT in DuckDB.
     assert_eq!(seen["duckdb_types"]["prediction_window"], "BIGINT");
@@ -100,6 +105,15 @@ fn run_index_sorts_as_the_spec() {
     let seen = seen();
     let rows = seen["duckdb_rows"].as_array().unwrap();
     assert_eq!(seen["duckdb_types"]["scheduler"], "VARCHAR");
+    // polars keeps the spec's order in the parquet file's enums.
+    assert_eq!(
+        seen["polars_categories"]["scheduler"],
+        json!([
+            "fcfs",
+            "easy[prediction_window=1]",
+            "easy[prediction_window=2]"
+        ])
+    );
     let index: Vec<u64> = rows
         .iter()
         .map(|r| r["run_index"].as_u64().unwrap())
@@ -148,6 +162,11 @@ fn empty_text_columns_are_typed_text() {
         }
     }
     assert_eq!(seen["pandas_parquet"]["error"], "str");
+    assert_eq!(seen["polars_parquet"]["error"], "String");
+    // polars reads an all-empty CSV column as String.
+    for name in ["study", "error"] {
+        assert_eq!(seen["polars_csv"][name], "String", "{name}");
+    }
     assert_eq!(seen["pandas_study"], json!(vec![Value::Null; 12]));
     // The evidence behind the CSV's documentation.
     assert_eq!(seen["pandas_csv"]["study"], "float64");

@@ -3,6 +3,9 @@ argument, regex or cast, and prints as JSON what it sees:
 
 - "pandas_parquet" and "pandas_csv": each column's pandas dtype (pd.read_parquet,
   pd.read_csv with their defaults);
+- "polars_parquet" and "polars_csv": each column's polars type (pl.read_parquet,
+  pl.read_csv with their defaults), and "polars_categories": the categories of the
+  parquet file's enum columns, in order;
 - "duckdb": each column's DuckDB type (DESCRIBE of the parquet file) and the rows in
   `ORDER BY run_index`, as Python values (None for NULL);
 - "plot": the x values and the series of a sweep plot made from the parquet file with
@@ -18,6 +21,7 @@ import sys
 
 import duckdb
 import pandas as pd
+import polars as pl
 
 
 def plain(v):
@@ -38,6 +42,13 @@ def main():
     out["pandas_parquet"] = {c: str(df[c].dtype) for c in df.columns}
     out["pandas_csv"] = {c: str(t) for c, t in pd.read_csv(csv).dtypes.items()}
     out["pandas_study"] = [plain(v) for v in df["study"]]
+
+    pf = pl.read_parquet(parquet)
+    out["polars_parquet"] = {c: str(t) for c, t in pf.schema.items()}
+    out["polars_csv"] = {c: str(t) for c, t in pl.read_csv(csv).schema.items()}
+    out["polars_categories"] = {
+        c: t.categories.to_list() for c, t in pf.schema.items() if isinstance(t, pl.Enum)
+    }
 
     con = duckdb.connect()
     described = con.execute(f"DESCRIBE SELECT * FROM read_parquet('{parquet}')").fetchall()
