@@ -4,10 +4,12 @@
 //!
 //! Every scheduler decides from what a real one knows of a job ([`crate::sim::JobView`]:
 //! size, estimate, user), never its true run time. Each is one file with its parameter
-//! type: [`Fcfs`], [`Easy`], [`Conservative`], and [`Recorded`] (the trace's own
-//! schedule); they are registered in [`Schedulers::builtin`] exactly as a scheduler from
+//! type: [`Fcfs`], [`Easy`], [`Conservative`], [`Recorded`] (the trace's own schedule),
+//! and [`Batsim`] (an external scheduler over Batsim's protocol, which decides in a
+//! process of its own); they are registered in [`Schedulers::builtin`] exactly as a scheduler from
 //! outside the crate is, and [`SchedulerConfig`] names one with its parameters.
 
+pub mod batsim;
 mod check;
 mod conservative;
 mod easy;
@@ -20,6 +22,7 @@ mod recorded;
 mod reference_tests;
 
 pub use crate::sim::Scheduler;
+pub use batsim::{Batsim, BatsimConfig};
 pub use check::{Promise, Violation, check};
 pub use conservative::{Conservative, ConservativeConfig};
 pub use easy::{Easy, EasyConfig};
@@ -78,7 +81,8 @@ impl Family<dyn SchedulerSetup> {
         f.register::<FcfsConfig>()?
             .register::<EasyConfig>()?
             .register::<ConservativeConfig>()?
-            .register::<RecordedConfig>()?;
+            .register::<RecordedConfig>()?
+            .register::<BatsimConfig>()?;
         Ok(f)
     }
 }
