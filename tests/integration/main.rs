@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bad_input;
+mod batsim;
 mod campaign;
 mod common;
 mod evalys;
