@@ -4,6 +4,7 @@
 
 mod bad_input;
 mod batsched;
+mod batsim;
 mod campaign;
 mod cleaning;
 mod common;

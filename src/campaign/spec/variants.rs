@@ -150,16 +150,22 @@ fn configured<S: ?Sized + 'static>(
     family: &Family<S>,
     n: &toml::Spanned<String>,
     value: &toml::Spanned<toml::Value>,
+    dir: &Path,
 ) -> Result<Vec<(String, Configured<S>)>, SpecError> {
     let fail = |e: String| src.error(Some(value.span()), format!("{axis} {:?}: {e}", n.get_ref()));
     match value.get_ref() {
-        toml::Value::String(s) => Ok(vec![(n.get_ref().clone(), family.parse(s).map_err(fail)?)]),
+        toml::Value::String(s) => Ok(vec![(
+            n.get_ref().clone(),
+            family.parse_in(s, dir).map_err(fail)?,
+        )]),
         toml::Value::Table(table) => expand_table(src, n, table, value.span())?
             .into_iter()
             .map(|(name, t)| {
                 Ok((
                     name,
-                    family.from_value(toml::Value::Table(t)).map_err(fail)?,
+                    family
+                        .from_value_in(toml::Value::Table(t), dir)
+                        .map_err(fail)?,
                 ))
             })
             .collect(),
@@ -167,11 +173,13 @@ fn configured<S: ?Sized + 'static>(
     }
 }
 
-/// Validates `[schedulers]` (default: EASY).
+/// Validates `[schedulers]` (default: EASY), each resolved against the spec's directory
+/// `dir` (an external scheduler's files are read there).
 pub(super) fn schedulers(
     src: Source<'_>,
     raw: &RawSpec,
     family: &Schedulers,
+    dir: &Path,
 ) -> Result<Vec<(String, SchedulerConfig)>, SpecError> {
     if raw.schedulers.0.is_empty() {
         return Ok(vec![(
@@ -181,23 +189,24 @@ pub(super) fn schedulers(
     }
     let mut out = Vec::new();
     for (n, value) in &raw.schedulers.0 {
-        out.extend(configured(src, Axis::Scheduler, family, n, value)?);
+        out.extend(configured(src, Axis::Scheduler, family, n, value, dir)?);
     }
     Ok(out)
 }
 
-/// Validates `[replays]` (default: rigid).
+/// Validates `[replays]` (default: rigid), resolved against the spec's directory `dir`.
 pub(super) fn replays(
     src: Source<'_>,
     raw: &RawSpec,
     family: &ReplayModels,
+    dir: &Path,
 ) -> Result<Vec<(String, ReplayModel)>, SpecError> {
     if raw.replays.0.is_empty() {
         return Ok(vec![(DEFAULT_VARIANT.to_string(), ReplayModel::default())]);
     }
     let mut out = Vec::new();
     for (n, value) in &raw.replays.0 {
-        for (name, model) in configured(src, Axis::Replay, family, n, value)? {
+        for (name, model) in configured(src, Axis::Replay, family, n, value, dir)? {
             model
                 .get()
                 .validate()
