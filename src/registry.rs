@@ -91,6 +91,11 @@ pub trait Implementation:
     /// The shorthands it reads, for help texts (`a0, a60, feedback:DELIM:MINUTES`).
     const SHORTHANDS: &'static str = "";
 
+    /// The parameters whose value is itself a list (an external scheduler's command
+    /// line). In a spec, a list given to any other parameter is a sweep: one variant
+    /// per value.
+    const LISTS: &'static [&'static str] = &[];
+
     /// A shorthand written as text that reads as this implementation (`a60` for a
     /// replay model), if `text` is one.
     fn from_shorthand(_text: &str) -> Option<Result<Self, String>> {
@@ -162,6 +167,7 @@ pub struct Entry<S: ?Sized> {
     /// The keys its parameters take, as serde names them (empty where the parameter
     /// type is not a plain struct).
     parameters: &'static [&'static str],
+    lists: &'static [&'static str],
     name_alone: bool,
     shorthands: &'static str,
     type_id: TypeId,
@@ -211,6 +217,7 @@ impl<S: ?Sized + 'static> Entry<S> {
         Entry {
             about: P::ABOUT,
             parameters: crate::fields::struct_fields::<P>().unwrap_or(&[]),
+            lists: P::LISTS,
             name_alone: P::NAME_ALONE,
             shorthands: P::SHORTHANDS,
             type_id: TypeId::of::<P>(),
@@ -323,6 +330,12 @@ impl<S: ?Sized + 'static> Family<S> {
     /// parameter type that is not a plain struct).
     pub fn parameters(&self, kind: &str) -> &'static [&'static str] {
         self.find(kind).map_or(&[], |e| e.parameters)
+    }
+
+    /// The parameters of `kind` whose values are lists, not sweeps
+    /// ([`Implementation::LISTS`]; empty for an unknown kind).
+    pub fn lists(&self, kind: &str) -> &'static [&'static str] {
+        self.find(kind).map_or(&[], |e| e.lists)
     }
 
     /// Every kind name, in registration order.

@@ -1,7 +1,8 @@
 //! Sweeps: a number field of a variant written as a list (`[1, 2, 5]`) or a range
-//! (`"1..=40"`, `"0.5..=0.95 step 0.01"`) expands the variant into one per value,
+//! (`"1..=40"`, `"0.5..=0.95 step 0.01"`), or a word field of a typed configuration
+//! written as a list (`order = ["fcfs", "sjf"]`), expands the variant into one per value,
 //! named `name[field=value,…]` ([`expand_variant`] for named fields, [`expand_table`]
-//! for every number field of a typed configuration's table).
+//! for every field of a typed configuration's table).
 
 use super::error::{Source, SpecError};
 use toml::Spanned;
@@ -162,6 +163,37 @@ fn is_sweep(v: &toml::Value) -> bool {
     }
 }
 
+/// The values of a list of words and numbers (`order = ["fcfs", "sjf"]`,
+/// `reservations = [1, 2, "all"]`), each with its label, if `v` is one: each expands a
+/// variant as a value of a number sweep does.
+fn word_sweep(v: &toml::Value) -> Option<Vec<(String, toml::Value)>> {
+    let toml::Value::Array(items) = v else {
+        return None;
+    };
+    if items.is_empty() {
+        return None;
+    }
+    items
+        .iter()
+        .map(|item| match item {
+            toml::Value::String(w) => Some((w.clone(), item.clone())),
+            toml::Value::Integer(i) => Some(((*i as f64).to_string(), number(*i as f64))),
+            toml::Value::Float(x) => Some((x.to_string(), number(*x))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Refuses a word listed twice in a sweep (two variants of one name).
+fn check_distinct(words: &[(String, toml::Value)]) -> Result<(), String> {
+    for (i, (w, _)) in words.iter().enumerate() {
+        if words[..i].iter().any(|(other, _)| other == w) {
+            return Err(format!("{w:?} is listed twice"));
+        }
+    }
+    Ok(())
+}
+
 /// A number as TOML writes it: an integer when whole (so integer fields accept it).
 fn number(x: f64) -> toml::Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -172,20 +204,10 @@ fn number(x: f64) -> toml::Value {
 }
 
 /// Expands a typed configuration's table (a scheduler, a replay model, …) over every
-/// field written as a sweep (cartesian product in field order, last fastest); each
-/// result is named as [`expand_variant`] names them.
+/// field written as a sweep (cartesian product in field order, last fastest), except
+/// the top-level fields named in `lists`, which hold lists as values (a trace's
+/// `status = [1, 0]`); each result is named as [`expand_variant`] names them.
 pub(super) fn expand_table(
-    src: Source<'_>,
-    name: &Spanned<String>,
-    table: &toml::Table,
-    span: std::ops::Range<usize>,
-) -> Result<Vec<(String, toml::Table)>, SpecError> {
-    expand_table_keeping(src, name, table, span, &[])
-}
-
-/// [`expand_table`], except that the top-level fields named in `lists` hold lists as
-/// values (e.g. a trace's `status = [1, 0]`), not sweeps.
-pub(super) fn expand_table_keeping(
     src: Source<'_>,
     name: &Spanned<String>,
     table: &toml::Table,
@@ -230,14 +252,24 @@ fn expand_fields(
                     .map(|(labels, t)| (labels, toml::Value::Table(t)))
                     .collect()
             }
-            v if is_sweep(v) && !(v.is_array() && lists.contains(&field.as_str())) => {
+            v if v.is_array() && lists.contains(&field.as_str()) => continue,
+            v if is_sweep(v) => {
                 let (values, _) = sweep_values(v).map_err(|e| (path.clone(), e))?;
                 values
                     .into_iter()
                     .map(|x| (vec![format!("{path}={x}")], number(x)))
                     .collect()
             }
-            _ => continue,
+            v => match word_sweep(v) {
+                Some(words) => {
+                    check_distinct(&words).map_err(|e| (path.clone(), e))?;
+                    words
+                        .into_iter()
+                        .map(|(w, value)| (vec![format!("{path}={w}")], value))
+                        .collect()
+                }
+                None => continue,
+            },
         };
         if out.len().saturating_mul(choices.len()) > MAX_VARIANTS {
             return Err((
@@ -277,7 +309,7 @@ mod tests {
         let text = "";
         let src = Source { file: "t", text };
         let name = Spanned::new(0..0, "v".to_string());
-        let out = expand_table(src, &name, &table, 0..0).unwrap();
+        let out = expand_table(src, &name, &table, 0..0, &[]).unwrap();
         let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,
@@ -321,7 +353,7 @@ c = "1..=100""#,
             text: "",
         };
         let name = Spanned::new(0..0, "v".to_string());
-        let e = expand_table(src, &name, &table, 0..0).unwrap_err();
+        let e = expand_table(src, &name, &table, 0..0, &[]).unwrap_err();
         assert!(
             e.message
                 .contains("b: the sweeps of this table make more than"),
@@ -342,7 +374,7 @@ still = { d = 6 }"#,
             text: "",
         };
         let name = Spanned::new(0..0, "m".to_string());
-        let out = expand_table(src, &name, &table, 0..0).unwrap();
+        let out = expand_table(src, &name, &table, 0..0, &[]).unwrap();
         let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(
             names,

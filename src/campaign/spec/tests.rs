@@ -444,6 +444,54 @@ easy = { kind = "easy" }
 }
 
 #[test]
+fn word_lists_sweep_except_the_lists_an_implementation_takes() {
+    let text = r#"
+name = "family"
+[workloads.A]
+trace = "A-1"
+[schedulers]
+bf = { kind = "backfill", order = ["fcfs", "sjf"], backfill_order = ["fcfs", "saf"], reservations = [1, "all"] }
+ext = { kind = "batsim", command = ["sched", "-s", "{endpoint}"], timeout = ["5s", "10s"] }
+"#;
+    let (spec, grid) = load(text).unwrap();
+    // 2 × 2 × 2 settings of the family, last field fastest, then 2 of the external
+    // scheduler, whose command stays one list.
+    let names = spec.variant_names(AxisName::Axis(Axis::Scheduler));
+    assert_eq!(names.len(), 10);
+    assert_eq!(
+        names[0],
+        "bf[order=fcfs,backfill_order=fcfs,reservations=1]"
+    );
+    assert_eq!(
+        names[1],
+        "bf[order=fcfs,backfill_order=fcfs,reservations=all]"
+    );
+    assert_eq!(
+        names[7],
+        "bf[order=sjf,backfill_order=saf,reservations=all]"
+    );
+    assert_eq!(names[8], "ext[timeout=5s]");
+    assert_eq!(grid.runs.len(), 10);
+    let table = |i: usize| spec.schedulers[i].1.to_table("kind").unwrap();
+    let seven = table(7);
+    assert_eq!(seven["order"].as_str(), Some("sjf"));
+    assert_eq!(seven["backfill_order"].as_str(), Some("saf"));
+    assert_eq!(seven["reservations"].as_str(), Some("all"));
+    assert_eq!(table(0).get("reservations"), None, "1 is the default");
+    let command = table(9)["command"].clone();
+    assert_eq!(
+        command,
+        toml::Value::try_from(["sched", "-s", "{endpoint}"]).unwrap()
+    );
+    // A word listed twice would make two variants of one name; a bad word is refused
+    // with its variant's name.
+    let e = err(&text.replace("[\"fcfs\", \"sjf\"]", "[\"sjf\", \"sjf\"]"));
+    assert!(e.message.contains("order: \"sjf\" is listed twice"), "{e}");
+    let e = err(&text.replace("\"saf\"]", "\"saff\"]"));
+    assert!(e.message.contains("scheduler \"bf\""), "{e}");
+}
+
+#[test]
 fn batsim_requested_times_and_their_factor() {
     use crate::workload::RequestedTimeSource;
     let source = |text: &str| {

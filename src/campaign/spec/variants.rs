@@ -6,7 +6,7 @@ use super::Spec;
 use super::axes::{Axis, AxisName};
 use super::error::{Source, SpecError};
 use super::raw::RawSpec;
-use super::sweep::{expand_table, expand_table_keeping, expand_variant};
+use super::sweep::{expand_table, expand_variant};
 use crate::platform::PlatformChange;
 use crate::registry::{Configured, Family};
 use crate::replay::{ReplayModel, ReplayModels};
@@ -124,7 +124,7 @@ pub(super) fn workloads(
         // A trace's `status` and `partitions` are lists of values to keep, not sweeps
         // (`partition = [1, 2]` is one: a workload variant per partition).
         let lists = ["status", "partitions"];
-        for (name, table) in expand_table_keeping(src, n, &table, n.span(), &lists)? {
+        for (name, table) in expand_table(src, n, &table, n.span(), &lists)? {
             let mut source = WorkloadSource::from_table(table, models).map_err(fail)?;
             source.validate().map_err(fail)?;
             source.get_mut().relative_to(dir);
@@ -158,17 +158,24 @@ fn configured<S: ?Sized + 'static>(
             n.get_ref().clone(),
             family.parse_in(s, dir).map_err(fail)?,
         )]),
-        toml::Value::Table(table) => expand_table(src, n, table, value.span())?
-            .into_iter()
-            .map(|(name, t)| {
-                Ok((
-                    name,
-                    family
-                        .from_value_in(toml::Value::Table(t), dir)
-                        .map_err(fail)?,
-                ))
-            })
-            .collect(),
+        toml::Value::Table(table) => {
+            // The parameters the kind takes as lists are not sweeps.
+            let lists = match table.get(family.tag()) {
+                Some(toml::Value::String(kind)) => family.lists(kind),
+                _ => &[],
+            };
+            expand_table(src, n, table, value.span(), lists)?
+                .into_iter()
+                .map(|(name, t)| {
+                    Ok((
+                        name,
+                        family
+                            .from_value_in(toml::Value::Table(t), dir)
+                            .map_err(fail)?,
+                    ))
+                })
+                .collect()
+        }
         v => Err(fail(format!("expected a table or a name, got {v}"))),
     }
 }

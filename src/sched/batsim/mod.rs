@@ -151,6 +151,7 @@ impl Implementation for BatsimConfig {
     .with_cost(100);
     /// It needs a `command`.
     const NAME_ALONE: bool = false;
+    const LISTS: &'static [&'static str] = &["command", "files"];
 
     fn resolve(&mut self, dir: &Path) -> Result<(), String> {
         BatsimConfig::resolve(self, dir)
