@@ -10,6 +10,7 @@ mod cleaning;
 mod common;
 mod docs;
 mod evalys;
+mod family;
 mod figures;
 mod fuzz;
 mod models;
