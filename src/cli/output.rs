@@ -165,12 +165,14 @@ pub(crate) fn write_jobs_csv(
             let (Some(start), Some(finish), Some(nodes)) = (r.start, r.finish, nodes) else {
                 continue;
             };
+            let exec = finish - start;
             let (success, state) = match r.state {
                 JobState::Completed => (1, "COMPLETED_SUCCESSFULLY"),
-                JobState::Killed => (0, "COMPLETED_WALLTIME_REACHED"),
+                // Killed at its requested time, else by the scheduler before it.
+                JobState::Killed if exec == r.requested => (0, "COMPLETED_WALLTIME_REACHED"),
+                JobState::Killed => (0, "COMPLETED_KILLED"),
                 JobState::Rejected => (0, "REJECTED"),
             };
-            let exec = finish - start;
             let turnaround = finish - r.submit;
             let stretch = if exec.millis() > 0 {
                 format!("{}", turnaround.as_secs_f64() / exec.as_secs_f64())

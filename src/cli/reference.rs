@@ -247,8 +247,10 @@ fn columns() -> anyhow::Result<String> {
          has one more column per swept parameter (not listed below: they depend on the \
          spec), holding the run's value of it, null where the run's variant does not \
          sweep it: `load` for `load = \"0.5..=0.9 step 0.1\"`, `prediction_window` for \
-         `prediction_window = [1, 2, 5]`, `prediction_window` for a nested `prediction = {{ window = [1, 2] }}`. Integers where \
-         every value is whole, floats otherwise. A parameter whose name is already a \
+         `prediction_window = [1, 2, 5]`, `prediction_window` for a nested \
+         `prediction = {{ window = [1, 2] }}`, `order` for `order = [\"fcfs\", \"sjf\"]`. \
+         Integers where every value is whole, floats where every value is a number, \
+         text where some value is a word (`reservations = [1, \"all\"]`). A parameter whose name is already a \
          column (`nodes`, `speed`, `walltime`, …) or is swept on two axes is named \
          `AXIS_parameter` (`workload_nodes`, `shake_degree`); a name still taken gets \
          `_2`, `_3`, … Columns appear in the order the parameters are first met (axes in \

@@ -8,7 +8,7 @@ use super::{
     print_stdout,
 };
 use crate::Registry;
-use crate::allocation::assign_nodes;
+use crate::allocation::allocation_of;
 use crate::campaign::columns::MetricRow;
 use crate::platform::{Platform, PlatformChange};
 use crate::run::RunRequest;
@@ -276,7 +276,7 @@ impl SimulateArgs {
         if let Some(out) = &self.jobs_out {
             let records = &result.output.records;
             let nodes = result.platform.nodes;
-            let allocation = assign_nodes(records, nodes);
+            let allocation = allocation_of(&result.output, nodes);
             let users = workload.jobs().iter().map(|j| (j.id, j.user)).collect();
             write_jobs_csv(out, &name, records, &allocation, &users)?;
             if allocation.overcommitted > 0 {

@@ -1,7 +1,8 @@
 //! The swept-parameter columns of runs.csv and runs.parquet ([`SweptColumns`]): one
-//! numeric column per parameter the spec sweeps (`load`, `degree`,
-//! `prediction_window`, …), holding each run's value of it, null where the run's variant
-//! does not sweep it, so that a sweep plots without parsing `load[load=0.7]`.
+//! column per parameter the spec sweeps (`load`, `degree`, `prediction_window`, …;
+//! numeric, or text for a sweep over words such as `order`), holding each run's value
+//! of it, null where the run's variant does not sweep it, so that a sweep plots without
+//! parsing `load[load=0.7]`.
 //!
 //! A column is named by its parameter (a nested field by its path with `_` for `.`:
 //! `prediction_window` for `prediction.window`), unless that name is already a column
@@ -9,7 +10,7 @@
 //! the same name: then it is `AXIS_parameter` (`workload_nodes`, `shake_degree`). A
 //! name still taken after that gets `_2`, `_3`, …
 
-use crate::campaign::spec::{Axis, Choices, Spec};
+use crate::campaign::spec::{Axis, Choices, Spec, SweptValue};
 use polars::prelude::*;
 
 /// The parameters a campaign sweeps and every run's value of each.
@@ -19,7 +20,7 @@ pub struct SweptColumns {
     /// in the spec's order, parameters in the order of the variant's name.
     pub parameters: Vec<(Axis, String)>,
     /// Per run, one value per parameter (`None`: the run's variant does not sweep it).
-    pub values: Vec<Vec<Option<f64>>>,
+    pub values: Vec<Vec<Option<SweptValue>>>,
 }
 
 impl SweptColumns {
@@ -45,7 +46,7 @@ impl SweptColumns {
                         spec.swept[axis.slot()][choices[*axis]]
                             .iter()
                             .find(|(p, _)| p == parameter)
-                            .map(|(_, v)| *v)
+                            .map(|(_, v)| v.clone())
                     })
                     .collect()
             })
@@ -86,22 +87,37 @@ impl SweptColumns {
     }
 
     /// The columns, named as [`SweptColumns::names`] says: integers where every value
-    /// of the column is whole, floats otherwise.
+    /// of the column is a whole number, floats where every value is a number, text
+    /// (numbers as the variants' names write them) where some value is a word.
     pub fn columns(&self, taken: &[&str]) -> Vec<Column> {
         self.names(taken)
             .into_iter()
             .enumerate()
             .map(|(i, name)| {
-                let v: Vec<Option<f64>> = self.values.iter().map(|row| row[i]).collect();
-                let whole = v
+                let cells: Vec<Option<&SweptValue>> =
+                    self.values.iter().map(|row| row[i].as_ref()).collect();
+                let numbers: Option<Vec<Option<f64>>> = cells
                     .iter()
-                    .flatten()
-                    .all(|x| x.fract() == 0.0 && x.abs() < 9.0e15);
-                if whole {
-                    let v: Vec<Option<i64>> = v.iter().map(|x| x.map(|x| x as i64)).collect();
-                    Column::new(name.into(), v)
-                } else {
-                    Column::new(name.into(), v)
+                    .map(|c| match c {
+                        None => Some(None),
+                        Some(v) => v.number().map(Some),
+                    })
+                    .collect();
+                match numbers {
+                    Some(v)
+                        if v.iter()
+                            .flatten()
+                            .all(|x| x.fract() == 0.0 && x.abs() < 9.0e15) =>
+                    {
+                        let v: Vec<Option<i64>> = v.iter().map(|x| x.map(|x| x as i64)).collect();
+                        Column::new(name.into(), v)
+                    }
+                    Some(v) => Column::new(name.into(), v),
+                    None => {
+                        let v: Vec<Option<String>> =
+                            cells.iter().map(|c| c.map(ToString::to_string)).collect();
+                        Column::new(name.into(), v)
+                    }
                 }
             })
             .collect()
@@ -192,12 +208,10 @@ load = { load = [0.5, 0.75] }
                 (Axis::Shake, "degree".to_string())
             ]
         );
+        let n = |x: f64| Some(SweptValue::Number(x));
         assert_eq!(
             c.values,
-            [
-                vec![Some(0.75), Some(2.0), None],
-                vec![Some(0.5), None, Some(10.0)]
-            ]
+            [vec![n(0.75), n(2.0), None], vec![n(0.5), None, n(10.0)]]
         );
     }
 
@@ -206,15 +220,28 @@ load = { load = [0.5, 0.75] }
     #[test]
     fn columns_are_integers_only_when_every_value_is_whole() {
         let mut s = swept(&[(Axis::Transform, "load"), (Axis::Scheduler, "k")]);
-        s.values = vec![
-            vec![Some(0.5), Some(1.0)],
-            vec![Some(1.0), None],
-            vec![None, Some(3.0)],
-        ];
+        let n = |x: f64| Some(SweptValue::Number(x));
+        s.values = vec![vec![n(0.5), n(1.0)], vec![n(1.0), None], vec![None, n(3.0)]];
         let c = s.columns(&[]);
         assert_eq!(c[0].dtype(), &DataType::Float64);
         assert_eq!(c[1].dtype(), &DataType::Int64);
         assert_eq!(c[1].null_count(), 1);
         assert_eq!(c[0].f64().unwrap().get(1), Some(1.0));
+    }
+
+    /// A parameter swept over words (`reservations = [1, "all"]`) is a text column,
+    /// its numbers written as the variants' names write them.
+    #[test]
+    fn a_word_makes_a_text_column() {
+        let mut s = swept(&[(Axis::Scheduler, "reservations")]);
+        s.values = vec![
+            vec![Some(SweptValue::Number(1.0))],
+            vec![Some(SweptValue::Word("all".into()))],
+            vec![None],
+        ];
+        let c = s.columns(&[]);
+        assert_eq!(c[0].dtype(), &DataType::String);
+        let got: Vec<Option<&str>> = c[0].str().unwrap().into_iter().collect();
+        assert_eq!(got, [Some("1"), Some("all"), None]);
     }
 }

@@ -4,11 +4,13 @@
 
 mod bad_input;
 mod batsched;
+mod batsim;
 mod campaign;
 mod cleaning;
 mod common;
 mod docs;
 mod evalys;
+mod family;
 mod figures;
 mod fuzz;
 mod models;

@@ -85,7 +85,7 @@ pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
 pub use error::{At, SpecError};
 pub use figures::{DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, swept_parameter, swept_value};
 pub use selections::{GridDef, Selection};
-pub use sweep::Swept;
+pub use sweep::{Swept, SweptValue};
 pub use tables::{Aggregate, Expected, TableSpec};
 pub use variants::{DEFAULT_VARIANT, ShakeVariant, WorkloadVariant};
 
@@ -306,11 +306,11 @@ pub fn parse(
         variants::split(variants::workloads(src, &raw, dir, &registry.models)?);
     let (transforms, swept_transforms) = variants::split(variants::transforms(src, &raw)?);
     let (schedulers, swept_schedulers) =
-        variants::split(variants::schedulers(src, &raw, &registry.schedulers)?);
+        variants::split(variants::schedulers(src, &raw, &registry.schedulers, dir)?);
     let platforms = variants::platforms(src, &raw)?;
     let semantics = variants::semantics(&raw);
     let (replays, swept_replays) =
-        variants::split(variants::replays(src, &raw, &registry.replays)?);
+        variants::split(variants::replays(src, &raw, &registry.replays, dir)?);
     let (shakes, swept_shakes) = variants::split(variants::shakes(src, &raw)?);
     // Platforms and semantics have no sweeps.
     let swept = [

@@ -6,7 +6,7 @@ use super::Spec;
 use super::axes::{Axis, AxisName};
 use super::error::{Source, SpecError};
 use super::raw::RawSpec;
-use super::sweep::{Swept, expand_table, expand_table_keeping, expand_variant};
+use super::sweep::{Swept, expand_table, expand_variant};
 use crate::platform::PlatformChange;
 use crate::registry::{Configured, Family};
 use crate::replay::{ReplayModel, ReplayModels};
@@ -137,7 +137,7 @@ pub(super) fn workloads(
         // A trace's `status` and `partitions` are lists of values to keep, not sweeps
         // (`partition = [1, 2]` is one: a workload variant per partition).
         let lists = ["status", "partitions"];
-        for (name, table, swept) in expand_table_keeping(src, n, &table, n.span(), &lists)? {
+        for (name, table, swept) in expand_table(src, n, &table, n.span(), &lists)? {
             let mut source = WorkloadSource::from_table(table, models).map_err(fail)?;
             source.validate().map_err(fail)?;
             source.get_mut().relative_to(dir);
@@ -164,33 +164,45 @@ fn configured<S: ?Sized + 'static>(
     family: &Family<S>,
     n: &toml::Spanned<String>,
     value: &toml::Spanned<toml::Value>,
+    dir: &Path,
 ) -> Result<Variants<Configured<S>>, SpecError> {
     let fail = |e: String| src.error(Some(value.span()), format!("{axis} {:?}: {e}", n.get_ref()));
     match value.get_ref() {
         toml::Value::String(s) => Ok(vec![(
             n.get_ref().clone(),
-            family.parse(s).map_err(fail)?,
+            family.parse_in(s, dir).map_err(fail)?,
             Swept::new(),
         )]),
-        toml::Value::Table(table) => expand_table(src, n, table, value.span())?
-            .into_iter()
-            .map(|(name, t, swept)| {
-                Ok((
-                    name,
-                    family.from_value(toml::Value::Table(t)).map_err(fail)?,
-                    swept,
-                ))
-            })
-            .collect(),
+        toml::Value::Table(table) => {
+            // The parameters the kind takes as lists are not sweeps.
+            let lists = match table.get(family.tag()) {
+                Some(toml::Value::String(kind)) => family.lists(kind),
+                _ => &[],
+            };
+            expand_table(src, n, table, value.span(), lists)?
+                .into_iter()
+                .map(|(name, t, swept)| {
+                    Ok((
+                        name,
+                        family
+                            .from_value_in(toml::Value::Table(t), dir)
+                            .map_err(fail)?,
+                        swept,
+                    ))
+                })
+                .collect()
+        }
         v => Err(fail(format!("expected a table or a name, got {v}"))),
     }
 }
 
-/// Validates `[schedulers]` (default: EASY).
+/// Validates `[schedulers]` (default: EASY), each resolved against the spec's directory
+/// `dir` (an external scheduler's files are read there).
 pub(super) fn schedulers(
     src: Source<'_>,
     raw: &RawSpec,
     family: &Schedulers,
+    dir: &Path,
 ) -> Result<Variants<SchedulerConfig>, SpecError> {
     if raw.schedulers.0.is_empty() {
         return Ok(unswept(vec![(
@@ -200,16 +212,17 @@ pub(super) fn schedulers(
     }
     let mut out = Vec::new();
     for (n, value) in &raw.schedulers.0 {
-        out.extend(configured(src, Axis::Scheduler, family, n, value)?);
+        out.extend(configured(src, Axis::Scheduler, family, n, value, dir)?);
     }
     Ok(out)
 }
 
-/// Validates `[replays]` (default: rigid).
+/// Validates `[replays]` (default: rigid), resolved against the spec's directory `dir`.
 pub(super) fn replays(
     src: Source<'_>,
     raw: &RawSpec,
     family: &ReplayModels,
+    dir: &Path,
 ) -> Result<Variants<ReplayModel>, SpecError> {
     if raw.replays.0.is_empty() {
         return Ok(unswept(vec![(
@@ -219,7 +232,7 @@ pub(super) fn replays(
     }
     let mut out = Vec::new();
     for (n, value) in &raw.replays.0 {
-        for (name, model, swept) in configured(src, Axis::Replay, family, n, value)? {
+        for (name, model, swept) in configured(src, Axis::Replay, family, n, value, dir)? {
             model
                 .get()
                 .validate()
