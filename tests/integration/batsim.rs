@@ -63,7 +63,7 @@ fn stderr(out: &Output) -> String {
 /// process) and reused while `requirements.txt` is unchanged; built under a temporary
 /// name and renamed into place, so that an interrupted install or a concurrent
 /// `cargo test` never leaves a half-made one.
-fn venv_bin() -> &'static Path {
+pub(crate) fn venv_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
         let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
