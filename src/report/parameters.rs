@@ -241,7 +241,7 @@ load = { load = [0.5, 0.75] }
         ];
         let c = s.columns(&[]);
         assert_eq!(c[0].dtype(), &DataType::String);
-        let got: Vec<Option<&str>> = c[0].str().unwrap().into_iter().collect();
+        let got: Vec<Option<&str>> = (0..3).map(|i| c[0].str().unwrap().get(i)).collect();
         assert_eq!(got, [Some("1"), Some("all"), None]);
     }
 }

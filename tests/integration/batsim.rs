@@ -392,9 +392,9 @@ fn rejections_kills_and_calls_are_applied() {
     assert_eq!(row(3), (40.0, 70.0, "COMPLETED_SUCCESSFULLY", "0-3"));
     assert_eq!(row(4), (70.0, 80.0, "COMPLETED_SUCCESSFULLY", "0"));
     let report = r.report.unwrap();
-    let jobs = &report["metrics"]["jobs"];
+    let m = &report["metrics"];
     assert_eq!(
-        (&jobs["completed"], &jobs["killed"], &jobs["rejected"]),
+        (&m["completed"], &m["killed"], &m["rejected"]),
         (&2.into(), &1.into(), &1.into())
     );
     assert_eq!(report["check"]["violations"], 0);
