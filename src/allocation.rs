@@ -1,8 +1,11 @@
-//! Node ids for a finished schedule: [`assign_nodes`] gives every job that ran a
-//! [`NodeSet`], the ids of the nodes it held, as Batsim and evalys expect them.
+//! Node ids for a finished schedule: [`allocation_of`] gives every job that ran a
+//! [`NodeSet`], the ids of the nodes it held, as Batsim and evalys expect them: those
+//! the scheduler chose, for a scheduler that chooses them (an external one, over
+//! Batsim's protocol), else those [`assign_nodes`] assigns.
 //!
-//! The simulator only counts busy nodes (the nodes are identical), so the ids are
-//! assigned afterwards from the [`JobRecord`]s, by replaying their starts and ends:
+//! The simulator only counts busy nodes (the nodes are identical), so for the built-in
+//! schedulers the ids are assigned afterwards from the [`JobRecord`]s, by replaying
+//! their starts and ends:
 //!
 //! - nodes are numbered from 0; a start takes the lowest free ids (first fit), so a job
 //!   may get several intervals (`0-3 7`);
@@ -29,57 +32,12 @@
 //! Cost: O(n log n) for sorting the n jobs, plus O(log m) per interval taken or given
 //! back (m free intervals), i.e. proportional to the size of the written sets.
 
-use crate::sim::JobRecord;
+use crate::sim::{JobRecord, SimOutput};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::fmt;
 
-/// A set of node ids as disjoint, non-adjacent half-open intervals in increasing order.
-/// Displays in Batsim's interval-set syntax: `0-3 7` is nodes 0, 1, 2, 3 and 7.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NodeSet {
-    /// `[first, end)` intervals.
-    intervals: Vec<(u64, u64)>,
-}
-
-impl NodeSet {
-    /// The intervals as inclusive `(first, last)` pairs, in increasing order.
-    pub fn ranges(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.intervals.iter().map(|&(a, b)| (a, b - 1))
-    }
-
-    /// The number of ids.
-    pub fn len(&self) -> u64 {
-        self.intervals.iter().map(|&(a, b)| b - a).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.intervals.is_empty()
-    }
-
-    /// The highest id, if any.
-    pub fn max(&self) -> Option<u64> {
-        self.intervals.last().map(|&(_, b)| b - 1)
-    }
-}
-
-impl fmt::Display for NodeSet {
-    /// `first-last` for an interval of several ids, `id` for one, separated by spaces.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (first, last)) in self.ranges().enumerate() {
-            if i > 0 {
-                f.write_str(" ")?;
-            }
-            if first == last {
-                write!(f, "{first}")?;
-            } else {
-                write!(f, "{first}-{last}")?;
-            }
-        }
-        Ok(())
-    }
-}
+pub use crate::sim::NodeSet;
 
 /// The node ids of every job of a schedule.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,12 +76,12 @@ impl FreeIds {
                 need = 0;
             }
         }
-        NodeSet { intervals }
+        NodeSet::from_intervals(intervals)
     }
 
     /// Gives back the ids of `set` (which must be taken), merging adjacent intervals.
     fn give_back(&mut self, set: &NodeSet) {
-        for &(first, end) in &set.intervals {
+        for &(first, end) in set.intervals() {
             let (mut lo, mut hi) = (first, end);
             if let Some((&prev, &prev_end)) = self.0.range(..first).next_back()
                 && prev_end == first
@@ -136,6 +94,19 @@ impl FreeIds {
             }
             self.0.insert(lo, hi);
         }
+    }
+}
+
+/// The node ids of a simulation's jobs on `nodes` nodes: the scheduler's own when it
+/// chose them ([`SimOutput::nodes`]; never overcommitted: the scheduler's choices are
+/// checked as they are made), else [`assign_nodes`] of the records.
+pub fn allocation_of(output: &SimOutput, nodes: u32) -> Allocation {
+    match &output.nodes {
+        Some(chosen) => Allocation {
+            nodes: chosen.clone(),
+            overcommitted: 0,
+        },
+        None => assign_nodes(&output.records, nodes),
     }
 }
 
@@ -217,17 +188,6 @@ mod tests {
             .iter()
             .map(|s| s.as_ref().map_or("-".into(), ToString::to_string))
             .collect()
-    }
-
-    #[test]
-    fn display_is_batsim_interval_syntax() {
-        let set = NodeSet {
-            intervals: vec![(0, 4), (7, 8), (9, 12)],
-        };
-        assert_eq!(set.to_string(), "0-3 7 9-11");
-        assert_eq!(set.len(), 8);
-        assert_eq!(set.max(), Some(11));
-        assert_eq!(NodeSet::default().to_string(), "");
     }
 
     /// 4 nodes. A(2) [0,10), B(1) [0,5), C(2) [5,20), D(1) [10,15).

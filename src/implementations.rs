@@ -143,7 +143,14 @@ mod tests {
         let r = builtin();
         assert_eq!(
             r.schedulers.names(),
-            ["fcfs", "easy", "conservative", "backfill", "recorded"]
+            [
+                "fcfs",
+                "easy",
+                "conservative",
+                "backfill",
+                "recorded",
+                "batsim"
+            ]
         );
         assert_eq!(r.models.names(), ["jann97", "feitelson", "lublin03"]);
     }

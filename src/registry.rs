@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::any::{Any, TypeId};
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 /// What an implementation says about itself.
@@ -90,6 +91,11 @@ pub trait Implementation:
     /// The shorthands it reads, for help texts (`a0, a60, feedback:DELIM:MINUTES`).
     const SHORTHANDS: &'static str = "";
 
+    /// The parameters whose value is itself a list (an external scheduler's command
+    /// line). In a spec, a list given to any other parameter is a sweep: one variant
+    /// per value.
+    const LISTS: &'static [&'static str] = &[];
+
     /// A shorthand written as text that reads as this implementation (`a60` for a
     /// replay model), if `text` is one.
     fn from_shorthand(_text: &str) -> Option<Result<Self, String>> {
@@ -100,6 +106,14 @@ pub trait Implementation:
     /// kind's name alone already does for its default parameters).
     fn shorthand(&self) -> Option<String> {
         None
+    }
+
+    /// Reads what the parameters name outside themselves, once, when they are read:
+    /// files relative to `dir` (the spec's directory; the current one from the command
+    /// line). What it sets and serializes is part of the identity (an external
+    /// scheduler's file hashes). Refuses parameters that cannot run.
+    fn resolve(&mut self, _dir: &Path) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -142,7 +156,7 @@ struct Made<S: ?Sized> {
     shorthand: Option<String>,
 }
 
-type Reader<S> = dyn Fn(toml::Value) -> Result<Made<S>, String> + Send + Sync;
+type Reader<S> = dyn Fn(toml::Value, &Path) -> Result<Made<S>, String> + Send + Sync;
 type Converter<S> = dyn Fn(Box<dyn Any>) -> Option<Result<Made<S>, String>> + Send + Sync;
 type ShorthandReader<S> = dyn Fn(&str) -> Option<Result<Made<S>, String>> + Send + Sync;
 type DefaultMaker<S> = dyn Fn() -> Result<Made<S>, String> + Send + Sync;
@@ -153,6 +167,7 @@ pub struct Entry<S: ?Sized> {
     /// The keys its parameters take, as serde names them (empty where the parameter
     /// type is not a plain struct).
     parameters: &'static [&'static str],
+    lists: &'static [&'static str],
     name_alone: bool,
     shorthands: &'static str,
     type_id: TypeId,
@@ -172,7 +187,8 @@ impl<S: ?Sized + 'static> Entry<S> {
     /// The entry of parameter type `P`; `coerce` turns its parameters into the family's
     /// trait object (a family's `register` passes `|p| p`).
     pub(crate) fn new<P: Implementation>(coerce: fn(Arc<P>) -> Arc<S>) -> Entry<S> {
-        let made = move |p: P| -> Result<Made<S>, String> {
+        let made = move |mut p: P, dir: &Path| -> Result<Made<S>, String> {
+            p.resolve(dir)?;
             let json = serde_json::to_string(&p).map_err(|e| e.to_string())?;
             let value: serde_json::Value =
                 serde_json::from_str(&json).map_err(|e| e.to_string())?;
@@ -201,24 +217,32 @@ impl<S: ?Sized + 'static> Entry<S> {
         Entry {
             about: P::ABOUT,
             parameters: crate::fields::struct_fields::<P>().unwrap_or(&[]),
+            lists: P::LISTS,
             name_alone: P::NAME_ALONE,
             shorthands: P::SHORTHANDS,
             type_id: TypeId::of::<P>(),
-            read: Box::new(move |v| {
+            read: Box::new(move |v, dir| {
                 let p: P = v.try_into().map_err(|e: toml::de::Error| {
                     e.message().trim().trim_end_matches('\n').to_string()
                 })?;
-                made(p)
+                made(p, dir)
             }),
-            convert: Box::new(move |any| any.downcast::<P>().ok().map(|p| made(*p))),
-            shorthand: Box::new(move |text| P::from_shorthand(text).map(|r| r.and_then(made))),
-            default: Box::new(move || made(P::default())),
+            convert: Box::new(move |any| any.downcast::<P>().ok().map(|p| made(*p, here()))),
+            shorthand: Box::new(move |text| {
+                P::from_shorthand(text).map(|r| r.and_then(|p| made(p, here())))
+            }),
+            default: Box::new(move || made(P::default(), here())),
         }
     }
 
     pub fn about(&self) -> &About {
         &self.about
     }
+}
+
+/// The directory parameters read from the command line or from code resolve against.
+fn here() -> &'static Path {
+    Path::new(".")
 }
 
 /// The registered implementations of one family, in registration order.
@@ -308,6 +332,12 @@ impl<S: ?Sized + 'static> Family<S> {
         self.find(kind).map_or(&[], |e| e.parameters)
     }
 
+    /// The parameters of `kind` whose values are lists, not sweeps
+    /// ([`Implementation::LISTS`]; empty for an unknown kind).
+    pub fn lists(&self, kind: &str) -> &'static [&'static str] {
+        self.find(kind).map_or(&[], |e| e.lists)
+    }
+
     /// Every kind name, in registration order.
     pub fn names(&self) -> Vec<&'static str> {
         self.kinds().map(|a| a.kind).collect()
@@ -368,8 +398,15 @@ impl<S: ?Sized + 'static> Family<S> {
 
     /// A configuration written as text: a kind's name (where its default parameters
     /// are complete), a shorthand one of the implementations reads, or a TOML inline
-    /// table (`{ kind = "easy", prediction_window = 5 }`).
+    /// table (`{ kind = "easy", prediction_window = 5 }`), resolved against the current
+    /// directory.
     pub fn parse(&self, text: &str) -> Result<Configured<S>, String> {
+        self.parse_in(text, here())
+    }
+
+    /// [`Family::parse`], resolving what the parameters name against `dir` (a spec's
+    /// directory; see [`Implementation::resolve`]).
+    pub fn parse_in(&self, text: &str, dir: &Path) -> Result<Configured<S>, String> {
         let text = text.trim();
         if text.starts_with('{') {
             #[derive(serde::Deserialize)]
@@ -379,7 +416,7 @@ impl<S: ?Sized + 'static> Family<S> {
             let value = toml::from_str::<Wrapper>(&format!("value = {text}"))
                 .map_err(|e| e.message().trim().to_string())?
                 .value;
-            return self.from_value(value);
+            return self.from_value_in(value, dir);
         }
         if let Some(entry) = self.find(text).filter(|e| e.name_alone) {
             let made = (entry.default)()?;
@@ -400,10 +437,16 @@ impl<S: ?Sized + 'static> Family<S> {
     }
 
     /// A configuration as a spec or inline table gives it: a string (as
-    /// [`Family::parse`] reads it) or a table tagged by the family's key.
+    /// [`Family::parse`] reads it) or a table tagged by the family's key, resolved
+    /// against the current directory.
     pub fn from_value(&self, value: toml::Value) -> Result<Configured<S>, String> {
+        self.from_value_in(value, here())
+    }
+
+    /// [`Family::from_value`], resolving what the parameters name against `dir`.
+    pub fn from_value_in(&self, value: toml::Value, dir: &Path) -> Result<Configured<S>, String> {
         match value {
-            toml::Value::String(s) => self.parse(&s),
+            toml::Value::String(s) => self.parse_in(&s, dir),
             toml::Value::Table(mut table) => {
                 let kind = match table.remove(self.tag) {
                     Some(toml::Value::String(k)) => k,
@@ -418,7 +461,7 @@ impl<S: ?Sized + 'static> Family<S> {
                     }
                 };
                 let entry = self.find(&kind).ok_or_else(|| self.unknown(&kind))?;
-                let made = (entry.read)(toml::Value::Table(table))
+                let made = (entry.read)(toml::Value::Table(table), dir)
                     .map_err(|e| format!("{} {:?}: {e}", self.what, entry.about.kind))?;
                 Ok(Family::configured(entry, made))
             }

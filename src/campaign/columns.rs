@@ -107,11 +107,61 @@ pub fn is_metric(name: &str) -> bool {
     METRICS.iter().any(|(n, _)| *n == name)
 }
 
+/// The metrics that count (jobs, nodes, violations): integers in runs.parquet, in
+/// JSON and in the LaTeX tables.
+pub const COUNT_METRICS: [&str; 6] = [
+    "jobs",
+    "completed",
+    "killed",
+    "rejected",
+    "violations",
+    "nodes",
+];
+
+/// The metrics a schedule alone gives (no replay, no checker, no platform): what
+/// `trace info` reports of a trace's recorded log, in [`METRICS`] order.
+pub const SCHEDULING_METRICS: [&str; 18] = [
+    "makespan_d",
+    "wait_mean_d",
+    "wait_median_d",
+    "wait_max_d",
+    "turnaround_mean_d",
+    "makespan_s",
+    "wait_mean_s",
+    "wait_median_s",
+    "wait_max_s",
+    "turnaround_mean_s",
+    "slowdown_mean",
+    "bounded_slowdown_mean",
+    "utilization",
+    "throughput_per_day",
+    "jobs",
+    "completed",
+    "killed",
+    "rejected",
+];
+
 impl MetricRow {
     /// The metrics of one cached run (NaN where undefined).
     pub fn of(r: &RunRecord) -> MetricRow {
-        let m = &r.metrics;
-        let l = &r.lateness;
+        MetricRow::from_parts(
+            &r.metrics,
+            &r.lateness,
+            r.late_share,
+            r.violations,
+            r.platform,
+        )
+    }
+
+    /// The metrics of a run from its parts (NaN where undefined; `violations`: `None`
+    /// when the checker did not run).
+    pub fn from_parts(
+        m: &crate::metrics::SchedulingMetrics,
+        l: &crate::metrics::Lateness,
+        late_share: Option<f64>,
+        violations: Option<usize>,
+        platform: crate::platform::Platform,
+    ) -> MetricRow {
         let opt = |v: Option<f64>| v.unwrap_or(f64::NAN);
         MetricRow {
             makespan_d: m.makespan / DAY,
@@ -136,11 +186,33 @@ impl MetricRow {
             lateness_mean_s: l.mean_s,
             lateness_relative: opt(l.relative),
             lateness_additional_s: opt(l.additional_s),
-            late_share: opt(r.late_share),
-            violations: r.violations.map_or(f64::NAN, |v| v as f64),
-            nodes: f64::from(r.platform.nodes),
-            speed: r.platform.speed,
+            late_share: opt(late_share),
+            violations: violations.map_or(f64::NAN, |v| v as f64),
+            nodes: f64::from(platform.nodes),
+            speed: platform.speed,
         }
+    }
+
+    /// The metrics as a JSON object with runs.csv's column names (in [`METRICS`]
+    /// order), keeping those `keep` accepts: counts as integers, undefined values as
+    /// `null`.
+    pub fn to_json(&self, keep: impl Fn(&str) -> bool) -> serde_json::Value {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .columns()
+            .into_iter()
+            .filter(|(name, _)| keep(name))
+            .map(|(name, v)| {
+                let value = if v.is_nan() {
+                    serde_json::Value::Null
+                } else if COUNT_METRICS.contains(&name) {
+                    serde_json::Value::from(v as i64)
+                } else {
+                    serde_json::Value::from(v)
+                };
+                (name.to_string(), value)
+            })
+            .collect();
+        serde_json::Value::Object(map)
     }
 
     /// The value of column `name`, if it is a metric.

@@ -143,12 +143,15 @@ pub(crate) fn write_users_csv(path: &Path, users: &[UserLateness]) -> anyhow::Re
 /// (times in seconds): `workload_name` is `workload` on every row, `allocated_resources`
 /// the job's node ids from `allocation` in Batsim's interval-set syntax. Rejected jobs
 /// never ran and have no row: every row has finite times, so evalys's loaders and
-/// metrics over the file cover exactly the jobs our metrics average over.
+/// metrics over the file cover exactly the jobs our metrics average over. After Batsim's
+/// columns, `user_id` is the job's user (the SWF's field 12, `user` of job `id` in
+/// `users`; empty if it has none): evalys reads the columns it knows and leaves the rest.
 pub(crate) fn write_jobs_csv(
     path: &Path,
     workload: &str,
     records: &[JobRecord],
     allocation: &Allocation,
+    users: &std::collections::BTreeMap<i64, i64>,
 ) -> anyhow::Result<()> {
     let workload = csv_field(workload);
     write_file(path, |out| {
@@ -156,28 +159,31 @@ pub(crate) fn write_jobs_csv(
             out,
             "job_id,workload_name,submission_time,requested_number_of_resources,\
              requested_time,success,final_state,starting_time,execution_time,finish_time,\
-             waiting_time,turnaround_time,stretch,allocated_resources"
+             waiting_time,turnaround_time,stretch,allocated_resources,user_id"
         )?;
         for (r, nodes) in records.iter().zip(&allocation.nodes) {
             let (Some(start), Some(finish), Some(nodes)) = (r.start, r.finish, nodes) else {
                 continue;
             };
+            let exec = finish - start;
             let (success, state) = match r.state {
                 JobState::Completed => (1, "COMPLETED_SUCCESSFULLY"),
-                JobState::Killed => (0, "COMPLETED_WALLTIME_REACHED"),
+                // Killed at its requested time, else by the scheduler before it.
+                JobState::Killed if exec == r.requested => (0, "COMPLETED_WALLTIME_REACHED"),
+                JobState::Killed => (0, "COMPLETED_KILLED"),
                 JobState::Rejected => (0, "REJECTED"),
             };
-            let exec = finish - start;
             let turnaround = finish - r.submit;
             let stretch = if exec.millis() > 0 {
                 format!("{}", turnaround.as_secs_f64() / exec.as_secs_f64())
             } else {
                 String::new()
             };
+            let user = users.get(&r.id).map_or(String::new(), i64::to_string);
             writeln!(
                 out,
                 "{},{workload},{},{},{},{success},{state},{start},{exec},{finish},{},\
-                 {turnaround},{stretch},{nodes}",
+                 {turnaround},{stretch},{nodes},{user}",
                 r.id,
                 r.submit,
                 r.size,

@@ -168,6 +168,10 @@ fn argument_name(a: &clap::Arg) -> String {
 /// [`METRICS`]; a column of the report's frame that is in neither fails the page.
 const LABELS: &[(&str, &str)] = &[
     (
+        "run_index",
+        "the run's place in the campaign's order, from 0: the order of the grid (the spec's order of its axes and variants), which a reader that drops the enums' order (DuckDB) sorts by",
+    ),
+    (
         "study",
         "the `[[study]]` the run belongs to (empty for a spec with `[grid]`); an enum of the spec's studies in runs.parquet",
     ),
@@ -223,7 +227,7 @@ const LABELS: &[(&str, &str)] = &[
 
 /// The columns of runs.csv and runs.parquet, in order.
 fn columns() -> anyhow::Result<String> {
-    let frame = crate::report::runs_frame(&[])?;
+    let frame = crate::report::runs_frame(&[], &crate::report::SweptColumns::default())?;
     let mut out = String::new();
     writeln!(out, "{GENERATED}\n").ok();
     writeln!(out, "# runs.csv and runs.parquet\n").ok();
@@ -235,6 +239,23 @@ fn columns() -> anyhow::Result<String> {
          columns whose meaning calls them enums, which are categoricals there. The \
          metric columns are what `metrics = [...]` in a `[[table]]` names \
          ([../guide/reports.md](../guide/reports.md)).\n"
+    )
+    .ok();
+    writeln!(
+        out,
+        "Between `walltime_factor` and the metrics, a campaign that sweeps parameters \
+         has one more column per swept parameter (not listed below: they depend on the \
+         spec), holding the run's value of it, null where the run's variant does not \
+         sweep it: `load` for `load = \"0.5..=0.9 step 0.1\"`, `prediction_window` for \
+         `prediction_window = [1, 2, 5]`, `prediction_window` for a nested \
+         `prediction = {{ window = [1, 2] }}`, `order` for `order = [\"fcfs\", \"sjf\"]`. \
+         Integers where every value is whole, floats where every value is a number, \
+         text where some value is a word (`reservations = [1, \"all\"]`). A parameter whose name is already a \
+         column (`nodes`, `speed`, `walltime`, …) or is swept on two axes is named \
+         `AXIS_parameter` (`workload_nodes`, `shake_degree`); a name still taken gets \
+         `_2`, `_3`, … Columns appear in the order the parameters are first met (axes in \
+         the order workload, transform, scheduler, platform, semantics, replay, shake; \
+         variants in the spec's order).\n"
     )
     .ok();
     writeln!(out, "| column | type | meaning |\n|---|---|---|").ok();

@@ -8,7 +8,8 @@ use super::{
     print_stdout,
 };
 use crate::Registry;
-use crate::allocation::assign_nodes;
+use crate::allocation::allocation_of;
+use crate::campaign::columns::MetricRow;
 use crate::platform::{Platform, PlatformChange};
 use crate::run::RunRequest;
 use crate::sched::SchedulerConfig;
@@ -275,8 +276,9 @@ impl SimulateArgs {
         if let Some(out) = &self.jobs_out {
             let records = &result.output.records;
             let nodes = result.platform.nodes;
-            let allocation = assign_nodes(records, nodes);
-            write_jobs_csv(out, &name, records, &allocation)?;
+            let allocation = allocation_of(&result.output, nodes);
+            let users = workload.jobs().iter().map(|j| (j.id, j.user)).collect();
+            write_jobs_csv(out, &name, records, &allocation, &users)?;
             if allocation.overcommitted > 0 {
                 let n = allocation.overcommitted;
                 note!(
@@ -353,9 +355,16 @@ impl SimulateArgs {
                     "replay_config": description.replay,
                     "semantics": description.semantics,
                     "key": key,
-                    "metrics": result.metrics,
+                    // runs.csv's metric columns, names and units alike.
+                    "metrics": MetricRow::from_parts(
+                        &result.metrics,
+                        &result.lateness,
+                        result.late_share,
+                        result.violations.as_ref().map(Vec::len),
+                        result.platform,
+                    )
+                    .to_json(|_| true),
                     "lateness": result.lateness,
-                    "late_share": result.late_share,
                     "check": result.violations.as_ref().map(|v| json!({
                         "violations": v.len(),
                         "first": v.iter().take(20).map(|x| x.to_string()).collect::<Vec<_>>(),

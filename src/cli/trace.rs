@@ -2,8 +2,10 @@
 
 use super::output::metrics_table;
 use super::{CleaningArgs, EXIT_OK, Format, TraceSource, print_stdout};
+use crate::campaign::columns::{MetricRow, SCHEDULING_METRICS};
 use crate::metrics::recorded_metrics;
 use crate::platform::Platform;
+use crate::time::Time;
 use crate::workload::{
     ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, FetchError, TRACE_DIR_ENV, TraceLocator, archive_trace,
     fetch, sha256_hex, trace_name,
@@ -221,8 +223,8 @@ impl InfoArgs {
                     "skipped_lines": skipped_lines,
                     "jobs": workload.len(),
                     "users": workload.user_count(),
-                    "first_submit": first,
-                    "last_submit": last,
+                    "first_submit_s": first.map(Time::as_secs_f64),
+                    "last_submit_s": last.map(Time::as_secs_f64),
                     "platform_nodes": nodes,
                     "partitions": partitions,
                     "never_ran": {
@@ -231,7 +233,15 @@ impl InfoArgs {
                         "dropped": cleaning.dropped_never_ran,
                     },
                     "cleaning": cleaning,
-                    "recorded_log": metrics,
+                    // runs.csv's names and units, of the metrics a schedule alone gives.
+                    "recorded_log": MetricRow::from_parts(
+                        &metrics,
+                        &crate::metrics::lateness(&[], &[]),
+                        None,
+                        None,
+                        Platform::new(i64::from(nodes), 1.0)?,
+                    )
+                    .to_json(|name| SCHEDULING_METRICS.contains(&name)),
                     "jobs_without_recorded_wait": missing_wait,
                 });
                 writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;

@@ -5,7 +5,7 @@
 //! comparisons a spec asks for ([`comparisons`]: tables and forest plots).
 
 use crate::campaign::Labels;
-use crate::campaign::columns::{METRICS, MetricRow};
+use crate::campaign::columns::{COUNT_METRICS, METRICS, MetricRow};
 use crate::campaign::runner::Outcome;
 use crate::campaign::spec::{Aggregate, COLUMNS, TableSpec};
 use crate::workload::{RequestedTimeSource, WorkloadIdentity};
@@ -17,12 +17,15 @@ mod figures;
 mod forest;
 mod html;
 mod names;
+mod parameters;
 mod publish;
 mod summaries;
 pub use chart::{ChartError, Figure};
 pub use compare::{COMPARE_COLUMNS, Comparison, comparisons, write_comparison};
 pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
 pub use html::{PageInfo, write_html, write_svgs};
+pub use names::display_name;
+pub use parameters::SweptColumns;
 pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -86,11 +89,15 @@ fn metric_values(r: &crate::campaign::cache::RunRecord) -> Vec<f64> {
         .collect()
 }
 
-/// One row per run: every axis value, status (`ok`, `failed`, `not run`), error, key,
-/// and every metric of [`METRICS`] (null where undefined or not run). Whether a result
-/// came from the cache is not a column: the table is the same for a cold and a warm run.
-pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
+/// One row per run: its index in the campaign's order (`run_index`), every axis value,
+/// status (`ok`, `failed`, `not run`), error, key, the resolved policies, the value of
+/// every swept parameter (`swept`, one row per run: see [`SweptColumns`]) and every
+/// metric of [`METRICS`] (null where undefined or not run). Whether a result came from
+/// the cache is not a column: the table is the same for a cold and a warm run.
+pub fn runs_frame(runs: &[ReportRun<'_>], swept: &SweptColumns) -> PolarsResult<DataFrame> {
     let mut columns: Vec<Column> = Vec::new();
+    let index: Vec<u32> = (0..runs.len() as u32).collect();
+    columns.push(Column::new("run_index".into(), index));
     let study: Vec<Option<&str>> = runs.iter().map(|r| r.labels.study.as_deref()).collect();
     columns.push(Column::new("study".into(), study));
     for axis in COLUMNS {
@@ -140,6 +147,13 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
         .map(|d| d.and_then(walltime_factor))
         .collect();
     columns.push(Column::new("walltime_factor".into(), factor));
+    let taken: Vec<&str> = columns
+        .iter()
+        .map(|c| c.name().as_str())
+        .chain(METRICS.iter().map(|(n, _)| *n))
+        .collect();
+    let parameters = swept.columns(&taken);
+    columns.extend(parameters);
     let values: Vec<Option<Vec<f64>>> = records.iter().map(|r| r.map(metric_values)).collect();
     for (i, (name, _)) in METRICS.iter().enumerate() {
         let v: Vec<Option<f64>> = values
@@ -156,16 +170,6 @@ pub fn runs_frame(runs: &[ReportRun<'_>]) -> PolarsResult<DataFrame> {
     }
     DataFrame::new(runs.len(), columns)
 }
-
-/// The metrics that count (jobs, nodes, violations): integer columns.
-const COUNT_METRICS: [&str; 6] = [
-    "jobs",
-    "completed",
-    "killed",
-    "rejected",
-    "violations",
-    "nodes",
-];
 
 /// The resolved policies of a run, as columns: read from its resolved description
 /// (null for a run without a result, and where the policy does not apply, e.g. the
@@ -429,6 +433,13 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
         cells.push((ri, ci, values));
     }
     let fmt = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.*}", t.digits));
+    // A count whose aggregate is whole (every run counted alike) prints as an integer.
+    let fmt_metric = |k: usize, v: Option<f64>| match v {
+        Some(x) if COUNT_METRICS.contains(&metrics[k].as_str()) && x.fract() == 0.0 => {
+            format!("{x:.0}")
+        }
+        v => fmt(v),
+    };
     let mut header: Vec<String> = t.rows.iter().map(|a| a.name().to_string()).collect();
     for ck in &col_keys {
         for m in &metrics {
@@ -451,7 +462,7 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
         .collect();
     for (ri, ci, values) in &cells {
         for (k, v) in values.iter().enumerate() {
-            rows[*ri][n_rows + ci * width + k] = fmt(*v);
+            rows[*ri][n_rows + ci * width + k] = fmt_metric(k, *v);
         }
     }
     if t.difference && row_keys.len() >= 2 {
@@ -462,7 +473,7 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
             if let (Some(a), Some(b)) = (cell(0), cell(1)) {
                 for k in 0..width {
                     if let (Some(x), Some(y)) = (a.2[k], b.2[k]) {
-                        row[n_rows + ci * width + k] = fmt(Some((x - y).abs()));
+                        row[n_rows + ci * width + k] = fmt_metric(k, Some((x - y).abs()));
                     }
                 }
             }
@@ -639,10 +650,7 @@ pub fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let aligns: Vec<&str> = (0..header.len())
         .map(|i| {
-            let numeric = rows
-                .iter()
-                .all(|r| r[i].is_empty() || r[i].parse::<f64>().is_ok());
-            if numeric && !rows.is_empty() {
+            if numeric_column(rows, i) {
                 "---:"
             } else {
                 "---"
@@ -656,7 +664,37 @@ pub fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// A LaTeX tabular.
+/// Whether every cell of column `i` is a number or empty (and some row has one): such
+/// columns are right-aligned.
+fn numeric_column(rows: &[Vec<String>], i: usize) -> bool {
+    !rows.is_empty()
+        && rows
+            .iter()
+            .all(|r| r[i].is_empty() || r[i].parse::<f64>().is_ok())
+}
+
+/// A header cell for print: a column name (`wait_mean_s`), a column label before one
+/// (`easy wait_mean_s`) or a shaking statistic after one (`wait_mean_s.mean`), with
+/// the column's display name ([`display_name`]).
+fn display_header(cell: &str) -> String {
+    let (prefix, last) = match cell.rsplit_once(' ') {
+        Some((p, l)) => (Some(p), l),
+        None => (None, cell),
+    };
+    let last = match last.split_once('.') {
+        Some((column, stat)) if display_name(column) != column => {
+            format!("{}, {stat}", display_name(column))
+        }
+        _ => display_name(last).to_string(),
+    };
+    match prefix {
+        Some(p) => format!("{p} {last}"),
+        None => last,
+    }
+}
+
+/// A LaTeX tabular: numbers right-aligned, other columns left-aligned, the header's
+/// column names as their display names with units.
 pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
     let esc = |s: &str| {
         s.replace('\\', "\\textbackslash{}")
@@ -673,9 +711,13 @@ pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
         )
     };
     let mut out = String::new();
-    let _ = writeln!(out, "\\begin{{tabular}}{{{}}}", "l".repeat(header.len()));
+    let aligns: String = (0..header.len())
+        .map(|i| if numeric_column(rows, i) { 'r' } else { 'l' })
+        .collect();
+    let header: Vec<String> = header.iter().map(|h| display_header(h)).collect();
+    let _ = writeln!(out, "\\begin{{tabular}}{{{aligns}}}");
     let _ = writeln!(out, "\\hline");
-    let _ = writeln!(out, "{}", line(header));
+    let _ = writeln!(out, "{}", line(&header));
     let _ = writeln!(out, "\\hline");
     for r in rows {
         let _ = writeln!(out, "{}", line(r));
@@ -725,4 +767,29 @@ pub fn write_table(table: &mut Table, dir: &Path) -> Result<(), ReportError> {
         write_text(&dir.join(format!("{}-vs-published.csv", table.name)), &csv)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// By hand: the label column left-aligned, the number columns (one with an empty
+    /// cell) right-aligned; column names as display names, `_` escaped in a label.
+    #[test]
+    fn latex_right_aligns_numbers_under_display_names() {
+        let header: Vec<String> = ["scheduler", "easy jobs", "wait_mean_s.mean"]
+            .map(String::from)
+            .to_vec();
+        let rows = vec![
+            ["fcfs", "4", "35.00"].map(String::from).to_vec(),
+            ["easy_x", "4", ""].map(String::from).to_vec(),
+        ];
+        assert_eq!(
+            latex(&header, &rows),
+            "\\begin{tabular}{lrr}\n\\hline\n\
+             Scheduler & easy Jobs & Mean wait (s), mean \\\\\n\\hline\n\
+             fcfs & 4 & 35.00 \\\\\n\
+             easy\\_x & 4 &  \\\\\n\\hline\n\\end{tabular}\n"
+        );
+    }
 }

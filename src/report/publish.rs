@@ -3,8 +3,8 @@
 //! staging directory beside its place, then moved into place ([`publish_report`]).
 
 use super::{
-    PageInfo, ReportError, ReportRun, build_table, campaign_figures, comparisons, markdown,
-    runs_frame, shaking_frames, write_comparison, write_csv, write_html, write_runs,
+    PageInfo, ReportError, ReportRun, SweptColumns, build_table, campaign_figures, comparisons,
+    markdown, runs_frame, shaking_frames, write_comparison, write_csv, write_html, write_runs,
     write_summaries, write_table,
 };
 use crate::campaign::Spec;
@@ -378,7 +378,8 @@ fn write_report(
             replicated: spec.replication(&p.run),
         })
         .collect();
-    let mut df = runs_frame(&runs)?;
+    let swept = SweptColumns::of(spec, planned.iter().map(|p| &p.run.choices));
+    let mut df = runs_frame(&runs, &swept)?;
     let provenance = [
         ("campaign_version", env!("CARGO_PKG_VERSION").to_string()),
         ("engine_version", crate::run::ENGINE_VERSION.to_string()),

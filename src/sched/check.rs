@@ -45,6 +45,11 @@ pub enum Promise {
     /// The trace's recorded start times, whatever the capacity: the capacity rule is not
     /// checked. The `recorded` scheduler.
     RecordedStarts,
+    /// Nothing more, and the scheduler may also reject jobs that fit and kill running
+    /// ones: a job rejected while not wider than the platform never ran, and a job
+    /// killed before its end ran less than it would have. An external scheduler over
+    /// Batsim's protocol.
+    Decides,
 }
 
 /// Checks the records of one simulation on `nodes` nodes, with the log of its events
@@ -56,7 +61,9 @@ pub enum Promise {
 ///   rebuilt from records: at equal time, ends before starts, starts by increasing
 ///   size), except under [`Promise::RecordedStarts`];
 /// - no start before submit; rejected exactly when wider than the platform; a job runs
-///   for its run time, or (walltime `kill`) is killed at its requested time;
+///   for its run time, or (walltime `kill`) is killed at its requested time (under
+///   [`Promise::Decides`] the scheduler may also reject a job that fits, and kill one
+///   before that: it then ran less, never more);
 /// - what the scheduler promises ([`Promise`]).
 ///
 /// Returns every violation found (empty when all hold).
@@ -69,11 +76,12 @@ pub fn check(
 ) -> Vec<Violation> {
     let mut out = Vec::new();
     let mut bad = |job: i64, what: String| out.push(Violation { job, what });
+    let decides = promise == Promise::Decides;
 
     for r in records {
         let wide = r.size > nodes;
         match (r.state, r.start, r.finish) {
-            (JobState::Rejected, None, None) if wide => {}
+            (JobState::Rejected, None, None) if wide || decides => {}
             (JobState::Rejected, ..) => {
                 bad(r.id, "rejected but not wider than the platform".into())
             }
@@ -98,7 +106,9 @@ pub fn check(
                 } else {
                     JobState::Completed
                 };
-                if ran != expected || r.state != state {
+                let killed_early =
+                    decides && r.state == JobState::Killed && ran >= Time::ZERO && ran < expected;
+                if (ran != expected || r.state != state) && !killed_early {
                     bad(
                         r.id,
                         format!(
@@ -506,6 +516,50 @@ mod tests {
             let v = check(&records, &log, 2, promise, WalltimePolicy::Kill);
             assert!(v.iter().any(|v| v.job == 2), "{config}: {v:?}");
         }
+    }
+
+    /// A scheduler that decides may reject a job that fits and kill one before its end
+    /// (walltime kill: job 2 requests 50 s, runs 60, killed by the scheduler at 20);
+    /// nothing else does. A kill after more than the job would run is still a
+    /// violation (job 3 ran 40 s of a 30 s run time).
+    #[test]
+    fn only_a_scheduler_that_decides_rejects_and_kills() {
+        let s = Time::from_secs;
+        let ran = |id: i64, start: i64, finish: i64, runtime: i64, state| JobRecord {
+            id,
+            submit: s(0),
+            start: Some(s(start)),
+            finish: Some(s(finish)),
+            size: 1,
+            runtime: s(runtime),
+            requested: s(50),
+            state,
+            arrival: id as u64,
+            promised_start: None,
+        };
+        let rejected = JobRecord {
+            start: None,
+            finish: None,
+            state: JobState::Rejected,
+            ..ran(1, 0, 0, 10, JobState::Completed)
+        };
+        let records = [
+            rejected,
+            ran(2, 0, 20, 60, JobState::Killed),
+            ran(3, 20, 60, 30, JobState::Killed),
+        ];
+        let log = EventLog::of_records(&records);
+        let kill = WalltimePolicy::Kill;
+        let decides: Vec<i64> = check(&records, &log, 2, Promise::Decides, kill)
+            .iter()
+            .map(|v| v.job)
+            .collect();
+        assert_eq!(decides, [3]);
+        let none: Vec<i64> = check(&records, &log, 2, Promise::None, kill)
+            .iter()
+            .map(|v| v.job)
+            .collect();
+        assert_eq!(none, [1, 2, 3]);
     }
 
     /// Regression: a record with a start but no finish made the EASY sweep panic

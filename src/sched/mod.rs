@@ -5,13 +5,16 @@
 //! Every scheduler decides from what a real one knows of a job ([`crate::sim::JobView`]:
 //! size, estimate, user), never its true run time. Each is one file (or directory) with
 //! its parameter type: [`Fcfs`], the backfilling family [`backfill::Backfill`] with its
-//! presets [`EasyConfig`] and [`ConservativeConfig`], and [`Recorded`] (the trace's own
-//! schedule); they are registered in [`Schedulers::builtin`] exactly as a scheduler from
-//! outside the crate is, and [`SchedulerConfig`] names one with its parameters.
+//! presets [`EasyConfig`] and [`ConservativeConfig`], [`Recorded`] (the trace's own
+//! schedule), and [`Batsim`] (an external scheduler over Batsim's protocol, which decides
+//! in a process of its own); they are registered in [`Schedulers::builtin`] exactly as a
+//! scheduler from outside the crate is, and [`SchedulerConfig`] names one with its
+//! parameters.
 
 pub mod backfill;
 #[cfg(test)]
 mod backfill_oracle;
+pub mod batsim;
 mod check;
 mod conservative;
 mod easy;
@@ -25,6 +28,7 @@ mod reference_tests;
 
 pub use crate::sim::Scheduler;
 pub use backfill::BackfillConfig;
+pub use batsim::{Batsim, BatsimConfig};
 pub use check::{Promise, Violation, check};
 pub use conservative::ConservativeConfig;
 pub use easy::EasyConfig;
@@ -84,7 +88,8 @@ impl Family<dyn SchedulerSetup> {
             .register::<EasyConfig>()?
             .register::<ConservativeConfig>()?
             .register::<BackfillConfig>()?
-            .register::<RecordedConfig>()?;
+            .register::<RecordedConfig>()?
+            .register::<BatsimConfig>()?;
         Ok(f)
     }
 }

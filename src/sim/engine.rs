@@ -1,6 +1,6 @@
 //! The event loop: [`simulate`].
 
-use super::{EventLog, Happening, JobRecord, JobState, JobView, SimJob};
+use super::{EventLog, Happening, JobRecord, JobState, JobView, NodeSet, SimJob};
 use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -50,6 +50,57 @@ pub trait Scheduler {
     fn ignores_capacity(&self) -> bool {
         false
     }
+
+    /// Whether this scheduler decides more than which jobs start: rejecting waiting
+    /// jobs, killing running ones, choosing node ids, or failing (an external scheduler
+    /// over Batsim's protocol). Asked once, before the simulation; only then does the
+    /// simulator call [`Scheduler::ending`], [`Scheduler::decisions`] and
+    /// [`Scheduler::nodes`], so that schedulers that only start jobs pay nothing for
+    /// them.
+    fn decides(&self) -> bool {
+        false
+    }
+
+    /// How a job ended, just before [`Scheduler::ended`] (only if it
+    /// [decides](Scheduler::decides)).
+    fn ending(&mut self, _job: JobIdx, _ending: Ending) {}
+
+    /// After each pass (only if it [decides](Scheduler::decides)): the jobs to reject
+    /// and to kill now, pushed onto `out` (which is empty), or why the simulation must
+    /// stop ([`SimError::Scheduler`]).
+    fn decisions(&mut self, _out: &mut Decisions) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Once the simulation is over (only if it [decides](Scheduler::decides)): the node
+    /// ids each job held, in job-index order (`None` for a job that never ran), if it
+    /// chose them (for [`SimOutput::nodes`]).
+    fn nodes(&mut self) -> Option<Vec<Option<NodeSet>>> {
+        None
+    }
+}
+
+/// What a scheduler that [decides](Scheduler::decides) asks for after a pass, besides
+/// the jobs it starts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decisions {
+    /// Waiting jobs that will never run: each leaves the queue at once, rejected (its
+    /// record says so, and the replay model is told as of a job rejected at
+    /// submission).
+    pub reject: Vec<JobIdx>,
+    /// Running jobs to kill: each ends at this instant, killed, in a further batch of
+    /// events at the same time (the class after wake-ups).
+    pub kill: Vec<JobIdx>,
+}
+
+/// How a job left the platform, as a scheduler that [decides](Scheduler::decides) is
+/// told ([`Scheduler::ending`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ending {
+    /// Completed, or killed (at its requested time, or by the scheduler).
+    pub state: JobState,
+    /// The share of its run time it ran: 1 when it completed, less when it was killed.
+    pub progress: f64,
 }
 
 /// Decides when jobs are submitted: the replay model.
@@ -71,6 +122,9 @@ pub struct SimOutput {
     pub records: Vec<JobRecord>,
     /// Every submission, start and end, in the order the simulator processed them.
     pub events: EventLog,
+    /// The node ids each job held (job-index order; `None` for a job that never ran),
+    /// for a scheduler that chose them ([`Scheduler::nodes`]); `None` otherwise.
+    pub nodes: Option<Vec<Option<NodeSet>>>,
 }
 
 /// Why a simulation stopped: a workload beyond the simulator's horizon (bad input:
@@ -100,6 +154,14 @@ pub enum SimError {
     },
     #[error("at {now} s the scheduler started job {id}, which is not waiting")]
     NotWaiting { now: Time, id: i64 },
+    #[error("at {now} s the scheduler rejected job {id}, which is not waiting")]
+    RejectedNotWaiting { now: Time, id: i64 },
+    #[error("at {now} s the scheduler killed job {id}, which is not running")]
+    KilledNotRunning { now: Time, id: i64 },
+    /// The scheduler could not go on, or made a decision it must not (an external
+    /// scheduler: the message says what, when and what it sent).
+    #[error("{0}")]
+    Scheduler(String),
     #[error("the replay model submitted job {id} twice")]
     SubmittedTwice { id: i64 },
     #[error("the replay model submitted job {id} at {at} s, in the past (now {now} s)")]
@@ -142,6 +204,8 @@ fn check_horizon(jobs: &[SimJob]) -> Result<(), SimError> {
 const COMPLETION: u8 = 0;
 const SUBMISSION: u8 = 1;
 const WAKEUP: u8 = 2;
+/// A scheduler's kill of a running job (only under a scheduler that decides).
+const KILL: u8 = 3;
 
 /// An event's key, in processing order: (time, class, job id, job index).
 type Key = (Time, u8, i64, JobIdx);
@@ -324,6 +388,57 @@ impl<'a> State<'a> {
         }
     }
 
+    /// Rejects a waiting job the scheduler refused: it leaves the queue, and the log
+    /// reads as if it had been rejected at submission.
+    fn reject(&mut self, idx: JobIdx, now: Time) -> Result<(), SimError> {
+        let i = idx as usize;
+        let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
+        if self.phase[i] != Phase::Waiting {
+            return Err(SimError::RejectedNotWaiting { now, id: job.id });
+        }
+        self.phase[i] = Phase::Done;
+        self.records[i].state = JobState::Rejected;
+        self.log.reject_submission(idx);
+        Ok(())
+    }
+
+    /// Queues the kill of a running job at `now` (processed with the next batch of
+    /// events of this instant).
+    fn queue_kill(&mut self, idx: JobIdx, now: Time) -> Result<(), SimError> {
+        let i = idx as usize;
+        let job = self.jobs.get(i).ok_or(SimError::NoSuchJob(idx))?;
+        if self.phase[i] != Phase::Running {
+            return Err(SimError::KilledNotRunning { now, id: job.id });
+        }
+        self.heap.push(Reverse((now, KILL, job.id, idx)));
+        Ok(())
+    }
+
+    /// Ends a running job at `now` (`killed`: by the scheduler, before its end); how it
+    /// ended.
+    fn end(&mut self, idx: JobIdx, now: Time, killed: bool) -> Ending {
+        let i = idx as usize;
+        let job = &self.jobs[i];
+        self.log.push(now, idx, job.size, Happening::Ended);
+        self.busy -= u64::from(job.size);
+        self.phase[i] = Phase::Done;
+        let record = &mut self.records[i];
+        if killed {
+            record.finish = Some(now);
+            record.state = JobState::Killed;
+        }
+        let ran = now - record.start.unwrap_or(now);
+        let progress = if record.state == JobState::Completed || job.runtime <= Time::ZERO {
+            1.0
+        } else {
+            ran.as_secs_f64() / job.runtime.as_secs_f64()
+        };
+        Ending {
+            state: record.state,
+            progress,
+        }
+    }
+
     /// Jobs in `phase`: how many, and the id of the first.
     fn count(&self, phase: Phase) -> Option<(usize, i64)> {
         let first = self.phase.iter().position(|p| *p == phase)?;
@@ -370,6 +485,8 @@ where
     let mut new_submissions = Vec::new();
     let mut starts = Vec::new();
     let check_capacity = !scheduler.ignores_capacity();
+    let decides = scheduler.decides();
+    let mut decisions = Decisions::default();
 
     submitter.initial(&mut new_submissions);
     sim.enqueue_initial(&mut new_submissions)?;
@@ -392,11 +509,30 @@ where
             let i = idx as usize;
             match class {
                 COMPLETION => {
-                    sim.log.push(now, idx, jobs[i].size, Happening::Ended);
-                    sim.busy -= u64::from(jobs[i].size);
-                    sim.phase[i] = Phase::Done;
+                    if decides {
+                        // A job the scheduler killed has ended already.
+                        if sim.phase[i] != Phase::Running {
+                            continue;
+                        }
+                        let ending = sim.end(idx, now, false);
+                        scheduler.ending(idx, ending);
+                    } else {
+                        sim.log.push(now, idx, jobs[i].size, Happening::Ended);
+                        sim.busy -= u64::from(jobs[i].size);
+                        sim.phase[i] = Phase::Done;
+                    }
                     scheduler.ended(idx, &sim.context(now));
                     submitter.ended(idx, now, sim.records[i].state, &mut new_submissions);
+                }
+                KILL => {
+                    // Queued for a running job; it may have ended in this batch.
+                    if sim.phase[i] != Phase::Running {
+                        continue;
+                    }
+                    let ending = sim.end(idx, now, true);
+                    scheduler.ending(idx, ending);
+                    scheduler.ended(idx, &sim.context(now));
+                    submitter.ended(idx, now, JobState::Killed, &mut new_submissions);
                 }
                 SUBMISSION => {
                     sim.records[i].arrival = sim.arrivals;
@@ -430,6 +566,21 @@ where
         for idx in starts.drain(..) {
             sim.start(idx, now, check_capacity)?;
         }
+        if decides {
+            scheduler
+                .decisions(&mut decisions)
+                .map_err(SimError::Scheduler)?;
+            for idx in decisions.reject.drain(..) {
+                sim.reject(idx, now)?;
+                submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
+                if !new_submissions.is_empty() {
+                    sim.enqueue(&mut new_submissions, now)?;
+                }
+            }
+            for idx in decisions.kill.drain(..) {
+                sim.queue_kill(idx, now)?;
+            }
+        }
         if let Some(w) = wakeup.filter(|&w| w > now) {
             sim.wake_at(w);
         }
@@ -448,5 +599,285 @@ where
     Ok(SimOutput {
         records,
         events: sim.log,
+        nodes: if decides { scheduler.nodes() } else { None },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(secs: i64) -> Time {
+        Time::from_secs(secs)
+    }
+
+    fn job(id: i64, size: u32, runtime: i64, limit: Option<i64>) -> SimJob {
+        SimJob {
+            id,
+            user: 0,
+            size,
+            runtime: s(runtime),
+            estimate: s(limit.unwrap_or(runtime)),
+            limit: limit.map(s),
+            recorded_wait: None,
+        }
+    }
+
+    /// Submits job i at `times[i]`; notes every end it is told of.
+    struct At {
+        times: Vec<Time>,
+        ended: Vec<(JobIdx, Time, JobState)>,
+    }
+
+    impl Submitter for At {
+        fn initial(&mut self, out: &mut Vec<(JobIdx, Time)>) {
+            out.extend(
+                self.times
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| (i as JobIdx, t)),
+            );
+        }
+        fn ended(&mut self, job: JobIdx, now: Time, state: JobState, _: &mut Vec<(JobIdx, Time)>) {
+            self.ended.push((job, now, state));
+        }
+    }
+
+    fn at(times: &[i64]) -> At {
+        At {
+            times: times.iter().map(|&t| s(t)).collect(),
+            ended: Vec::new(),
+        }
+    }
+
+    /// FCFS on the lowest free node ids, that also rejects and kills jobs at given
+    /// times and notes what it is told: a scheduler that decides.
+    #[derive(Default)]
+    struct Scripted {
+        queue: Vec<JobIdx>,
+        reject: Vec<(Time, JobIdx)>,
+        kill: Vec<(Time, JobIdx)>,
+        fail_at: Option<Time>,
+        busy: Vec<Option<JobIdx>>,
+        nodes: Vec<Option<NodeSet>>,
+        endings: Vec<(JobIdx, Ending)>,
+        ended: Vec<JobIdx>,
+        pending: Decisions,
+        now: Time,
+    }
+
+    impl Scheduler for Scripted {
+        fn submitted(&mut self, job: JobIdx, _ctx: &Context<'_>) {
+            self.queue.push(job);
+        }
+        fn ended(&mut self, job: JobIdx, _ctx: &Context<'_>) {
+            self.ended.push(job);
+            for b in self.busy.iter_mut().filter(|b| **b == Some(job)) {
+                *b = None;
+            }
+        }
+        fn schedule(&mut self, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) -> Option<Time> {
+            self.now = ctx.now;
+            if self.busy.is_empty() {
+                self.busy = vec![None; ctx.total_nodes as usize];
+                self.nodes = vec![None; ctx.jobs.len()];
+            }
+            for &(t, j) in &self.reject {
+                if t == ctx.now && self.queue.contains(&j) {
+                    self.queue.retain(|&q| q != j);
+                    self.pending.reject.push(j);
+                }
+            }
+            let now = ctx.now;
+            let due = self.kill.iter().filter(|k| k.0 == now).map(|k| k.1);
+            self.pending.kill.extend(due);
+            self.kill.retain(|k| k.0 != now);
+            while let Some(&head) = self.queue.first() {
+                let size = ctx.jobs[head as usize].size as usize;
+                let free: Vec<usize> = (0..self.busy.len())
+                    .filter(|&n| self.busy[n].is_none())
+                    .take(size)
+                    .collect();
+                if free.len() < size {
+                    break;
+                }
+                for &n in &free {
+                    self.busy[n] = Some(head);
+                }
+                let text: Vec<String> = free.iter().map(ToString::to_string).collect();
+                self.nodes[head as usize] = Some(NodeSet::parse(&text.join(" ")).unwrap());
+                starts.push(head);
+                self.queue.remove(0);
+            }
+            let later = self.kill.iter().chain(&self.reject).map(|k| k.0);
+            later.filter(|&t| t > ctx.now).min()
+        }
+        fn decides(&self) -> bool {
+            true
+        }
+        fn ending(&mut self, job: JobIdx, ending: Ending) {
+            self.endings.push((job, ending));
+        }
+        fn decisions(&mut self, out: &mut Decisions) -> Result<(), String> {
+            if self.fail_at == Some(self.now) {
+                return Err(format!("gave up at {}", self.now));
+            }
+            out.reject.append(&mut self.pending.reject);
+            out.kill.append(&mut self.pending.kill);
+            Ok(())
+        }
+        fn nodes(&mut self) -> Option<Vec<Option<NodeSet>>> {
+            Some(std::mem::take(&mut self.nodes))
+        }
+    }
+
+    /// On 2 nodes: job 0 (1 node, 100 s) and job 1 (2 nodes, 10 s) at 0, job 2 (1 node,
+    /// 5 s) at 0. The scheduler rejects job 1 when it is submitted, so job 2 starts at
+    /// once beside job 0 (node 1); job 1 never runs, and the log reads as if it had been
+    /// rejected at submission.
+    #[test]
+    fn a_rejected_job_leaves_the_queue_for_good() {
+        let jobs = [
+            job(0, 1, 100, None),
+            job(1, 2, 10, None),
+            job(2, 1, 5, None),
+        ];
+        let mut sched = Scripted {
+            reject: vec![(s(0), 1)],
+            ..Scripted::default()
+        };
+        let mut replay = at(&[0, 0, 0]);
+        let out = simulate(&jobs, 2, &mut sched, &mut replay).unwrap();
+        let r = &out.records;
+        assert_eq!((r[0].start, r[0].finish), (Some(s(0)), Some(s(100))));
+        assert_eq!(
+            (r[1].start, r[1].finish, r[1].state),
+            (None, None, JobState::Rejected)
+        );
+        assert_eq!((r[2].start, r[2].finish), (Some(s(0)), Some(s(5))));
+        assert_eq!(out.events.verify(r), Ok(()));
+        let rejected: Vec<_> = out
+            .events
+            .events()
+            .iter()
+            .filter(|e| e.what() == Happening::Rejected)
+            .map(|e| (e.job(), e.at))
+            .collect();
+        assert_eq!(rejected, [(1, s(0))]);
+        // The replay model hears of the rejection at once, as of one at submission.
+        assert!(replay.ended.contains(&(1, s(0), JobState::Rejected)));
+        let nodes = out.nodes.unwrap();
+        let text: Vec<String> = nodes
+            .iter()
+            .map(|n| n.as_ref().map_or("-".into(), ToString::to_string))
+            .collect();
+        assert_eq!(text, ["0", "-", "1"]);
+        // A rejected job is never told to the scheduler as ended.
+        assert_eq!(sched.ended, [2, 0]);
+    }
+
+    /// On 2 nodes: job 0 (2 nodes, 100 s) at 0, job 1 (2 nodes, 10 s) at 5. The
+    /// scheduler kills job 0 at 30 s: it ends then, killed, having run 30 % of its run
+    /// time, and job 1 starts at once (in the pass after the kill's batch); the end job
+    /// 0 would have had at 100 s is not an end.
+    #[test]
+    fn a_killed_job_ends_at_once_and_frees_its_nodes() {
+        let jobs = [job(0, 2, 100, None), job(1, 2, 10, None)];
+        let mut sched = Scripted {
+            kill: vec![(s(30), 0)],
+            ..Scripted::default()
+        };
+        let mut replay = at(&[0, 5]);
+        let out = simulate(&jobs, 2, &mut sched, &mut replay).unwrap();
+        let r = &out.records;
+        assert_eq!(
+            (r[0].start, r[0].finish, r[0].state),
+            (Some(s(0)), Some(s(30)), JobState::Killed)
+        );
+        assert_eq!((r[1].start, r[1].finish), (Some(s(30)), Some(s(40))));
+        assert_eq!(out.events.verify(r), Ok(()));
+        assert_eq!(sched.ended, [0, 1]);
+        let kill = Ending {
+            state: JobState::Killed,
+            progress: 0.3,
+        };
+        let done = Ending {
+            state: JobState::Completed,
+            progress: 1.0,
+        };
+        assert_eq!(sched.endings, [(0, kill), (1, done)]);
+        assert_eq!(
+            replay.ended,
+            [
+                (0, s(30), JobState::Killed),
+                (1, s(40), JobState::Completed)
+            ]
+        );
+    }
+
+    /// A job killed at its requested time by the walltime policy ends as the built-in
+    /// schedulers see it; a scheduler that decides hears its progress: 20 of 80 s.
+    #[test]
+    fn a_walltime_kill_is_told_with_its_progress() {
+        let jobs = [job(0, 1, 80, Some(20))];
+        let mut sched = Scripted::default();
+        let out = simulate(&jobs, 1, &mut sched, &mut at(&[0])).unwrap();
+        assert_eq!(out.records[0].finish, Some(s(20)));
+        assert_eq!(
+            sched.endings,
+            [(
+                0,
+                Ending {
+                    state: JobState::Killed,
+                    progress: 0.25
+                }
+            )]
+        );
+    }
+
+    /// A scheduler that fails stops the simulation with its message.
+    #[test]
+    fn a_failing_scheduler_stops_the_simulation() {
+        let jobs = [job(0, 1, 10, None), job(1, 1, 10, None)];
+        let mut sched = Scripted {
+            fail_at: Some(s(7)),
+            ..Scripted::default()
+        };
+        let e = simulate(&jobs, 1, &mut sched, &mut at(&[0, 7])).unwrap_err();
+        assert_eq!(e, SimError::Scheduler("gave up at 7".into()));
+    }
+
+    /// The simulator checks decisions too: a rejection of a running job and a kill of
+    /// a waiting one are errors, not silently applied.
+    #[test]
+    fn decisions_on_jobs_in_the_wrong_state_are_errors() {
+        let jobs = [job(0, 1, 10, None), job(1, 1, 10, None)];
+        // Job 0 starts at 0 and is rejected in the same pass.
+        let mut sched = Scripted::default();
+        sched.pending.reject.push(0);
+        let e = simulate(&jobs, 1, &mut sched, &mut at(&[0, 1])).unwrap_err();
+        assert_eq!(e, SimError::RejectedNotWaiting { now: s(0), id: 0 });
+        let mut sched = Scripted::default();
+        sched.pending.kill.push(1);
+        let e = simulate(&jobs, 1, &mut sched, &mut at(&[0, 0])).unwrap_err();
+        assert_eq!(e, SimError::KilledNotRunning { now: s(0), id: 1 });
+    }
+
+    /// Schedulers that only start jobs give no node ids: they are assigned afterwards.
+    #[test]
+    fn schedulers_that_do_not_decide_give_no_nodes() {
+        struct Greedy;
+        impl Scheduler for Greedy {
+            fn submitted(&mut self, _: JobIdx, _: &Context<'_>) {}
+            fn ended(&mut self, _: JobIdx, _: &Context<'_>) {}
+            fn schedule(&mut self, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) -> Option<Time> {
+                if ctx.now == Time::ZERO {
+                    starts.push(0);
+                }
+                None
+            }
+        }
+        let out = simulate(&[job(0, 1, 10, None)], 1, &mut Greedy, &mut at(&[0])).unwrap();
+        assert_eq!(out.nodes, None);
+    }
 }

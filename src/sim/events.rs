@@ -97,6 +97,26 @@ impl EventLog {
         self.0.push(Event::new(at, job, size, what));
     }
 
+    /// Turns the logged submission of job `job` into a rejection at its submit time,
+    /// for a job the scheduler refused while it waited: the log then reads as if the
+    /// job had been rejected when submitted (its record says rejected, and it never
+    /// counts as queued). Looks back from the latest event, as the refusal usually
+    /// comes at the instant of the submission; false if the job has no submission.
+    pub(crate) fn reject_submission(&mut self, job: JobIdx) -> bool {
+        let submitted = self
+            .0
+            .iter_mut()
+            .rev()
+            .find(|e| e.job() == job && e.what() == Happening::Submitted);
+        match submitted {
+            Some(e) => {
+                *e = Event::new(e.at, job, e.size, Happening::Rejected);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The events, in time order.
     pub fn events(&self) -> &[Event] {
         &self.0

@@ -5,17 +5,25 @@
 //!
 //! Time is [`Time`](crate::time::Time) (integer milliseconds). Events at equal time are
 //! processed in a fixed order: job completions first, then submissions, then scheduler
-//! wake-ups; within a class by job id (then by position in the workload). After all
-//! events of one instant, the scheduler makes one pass.
+//! wake-ups, then kills the scheduler asked for; within a class by job id (then by
+//! position in the workload). After all events of one instant, the scheduler makes one
+//! pass.
+//!
+//! A scheduler starts jobs; one that [decides](Scheduler::decides) more (an external
+//! scheduler over Batsim's protocol) may also reject waiting jobs, kill running ones and
+//! choose their node ids ([`NodeSet`]), and is told how each job ended.
 
 mod engine;
 mod events;
 mod job;
+mod nodes;
 mod record;
 
 pub use engine::{
-    Context, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate, simulate_within,
+    Context, Decisions, Ending, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate,
+    simulate_within,
 };
 pub use events::{Event, EventLog, Happening, MAX_JOBS};
 pub use job::{JobView, Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
+pub use nodes::{NodeSet, NodeSetError};
 pub use record::{JobRecord, JobState};

@@ -472,11 +472,16 @@ fn trace_info_reports_hand_computed_counts_and_recorded_metrics() {
     assert_eq!(doc["platform_nodes"], 4);
     assert_eq!(doc["jobs_without_recorded_wait"], 1);
     let log = &doc["recorded_log"];
-    assert_eq!(log["jobs"]["total"], 3);
-    assert_eq!(log["makespan"].as_f64(), Some(140.0));
-    assert_eq!(log["wait_mean"].as_f64(), Some(100.0 / 3.0));
-    assert_eq!(log["wait_median"].as_f64(), Some(10.0));
-    assert_eq!(log["wait_max"].as_f64(), Some(90.0));
+    assert_eq!(log["jobs"], 3);
+    // Seconds, as the text's "submits 0 s … 30 s" (the fixture's first and last
+    // submit fields), not milliseconds; the recorded log's metrics in runs.csv's names.
+    assert_eq!(doc["first_submit_s"].as_f64(), Some(0.0));
+    assert_eq!(doc["last_submit_s"].as_f64(), Some(30.0));
+    assert_eq!(doc.get("first_submit"), None);
+    assert_eq!(log["makespan_s"].as_f64(), Some(140.0));
+    assert_eq!(log["wait_mean_s"].as_f64(), Some(100.0 / 3.0));
+    assert_eq!(log["wait_median_s"].as_f64(), Some(10.0));
+    assert_eq!(log["wait_max_s"].as_f64(), Some(90.0));
     assert_eq!(log["utilization"].as_f64(), Some(370.0 / 560.0));
 }
 
@@ -697,8 +702,12 @@ fn times_at_the_edge_of_the_range_simulate_exactly() {
         .stdout
         .clone();
         let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(report["metrics"]["makespan"], (t + 1) as f64, "{scheduler}");
-        assert_eq!(report["metrics"]["wait_max"], t as f64, "{scheduler}");
+        assert_eq!(
+            report["metrics"]["makespan_s"],
+            (t + 1) as f64,
+            "{scheduler}"
+        );
+        assert_eq!(report["metrics"]["wait_max_s"], t as f64, "{scheduler}");
     }
 }
 
@@ -949,7 +958,7 @@ fn the_check_counts_nodes_beyond_32_bits() {
         .stdout
         .clone();
         let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(report["metrics"]["makespan"], 30.0, "{scheduler}");
+        assert_eq!(report["metrics"]["makespan_s"], 30.0, "{scheduler}");
     }
 }
 

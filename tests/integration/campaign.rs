@@ -610,6 +610,8 @@ fn simulate_and_campaign_resolve_the_same_run_whatever_the_status_order() {
         "60",
         "--seed",
         "3",
+        // As the campaign does by default: then `violations` is 0 in both.
+        "--check",
     ]);
     let spec = dir.path().join("status.toml");
     std::fs::write(
@@ -647,16 +649,34 @@ iat = { attribute = "interarrival", degree = 60, seeds = [3] }
     let m = &doc["metrics"];
     assert_eq!(
         number(&shaken[col("wait_mean_s")]),
-        m["wait_mean"].as_f64().unwrap()
+        m["wait_mean_s"].as_f64().unwrap()
     );
     assert_eq!(
         number(&shaken[col("makespan_s")]),
-        m["makespan"].as_f64().unwrap()
+        m["makespan_s"].as_f64().unwrap()
     );
     assert_eq!(
         number(&shaken[col("bounded_slowdown_mean")]),
         m["bounded_slowdown_mean"].as_f64().unwrap()
     );
+    // Every metric of the JSON is the runs.csv column of that name (same unit, same
+    // value; null where the cell is empty), and every metric column is in the JSON.
+    let metrics = m.as_object().unwrap();
+    let mut names: Vec<&str> = metrics.keys().map(String::as_str).collect();
+    let mut columns: Vec<&str> = header[col("makespan_d")..]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    columns.sort_unstable();
+    assert_eq!(names, columns);
+    for (name, v) in metrics {
+        let cell = &shaken[col(name)];
+        match v.as_f64() {
+            Some(x) => assert_eq!(number(cell), x, "{name}"),
+            None => assert_eq!(cell, "", "{name}"),
+        }
+    }
     // The filter is printed in its one canonical order.
     assert_eq!(
         doc["cleaning"]["policy"]["status"]["only"],
@@ -1105,4 +1125,45 @@ fn policy_columns_say_how_each_run_was_resolved() {
     );
     assert_eq!(cells("model"), ["kill", "scale", "", "model", "2.0"]);
     assert_eq!(cells("ghost"), ["", "", "", "", ""]);
+}
+
+/// The LaTeX table of `lateness4.swf.txt` under FCFS on its 2 nodes, by hand: job 1
+/// starts at 0; job 2 (both nodes, submitted at 10) waits for job 1's end at 100 (90 s);
+/// job 3 (both nodes, at 150) for job 2's at 200 (50 s); job 4 (at 350) starts at once.
+/// Mean wait 140 / 4 = 35 s, 4 jobs: the count prints as an integer (the Markdown
+/// table too), the numbers right-aligned, the metrics under their display names.
+#[test]
+fn latex_tables_print_counts_as_integers_right_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("tex.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "tex"
+[workloads.late4]
+trace = "{}"
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+[[table]]
+name = "t"
+rows = ["scheduler"]
+metrics = ["jobs", "wait_mean_s"]
+digits = 2
+"#,
+            crate::common::fixture("lateness4.swf.txt").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    let tex = std::fs::read_to_string(out.join("tables/t.tex")).unwrap();
+    assert_eq!(
+        tex,
+        "\\begin{tabular}{lrr}\n\\hline\nScheduler & Jobs & Mean wait (s) \\\\\n\\hline\n\
+         fcfs & 4 & 35.00 \\\\\n\\hline\n\\end{tabular}\n"
+    );
+    let md = std::fs::read_to_string(out.join("tables/t.md")).unwrap();
+    assert!(md.contains("| fcfs | 4 | 35.00 |"), "{md}");
 }

@@ -129,14 +129,19 @@ pub(crate) fn run_json(args: &[&str]) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("campaign {args:?}: stdout is not JSON: {e}"))
 }
 
-/// Reads a CSV written by the tool: header and rows (no quoted commas in these files).
+/// Reads a CSV written by the tool: header and rows (fields unquoted by the `csv` crate,
+/// so a label such as `bf[order=fcfs,reservations=1]` is one field).
 pub(crate) fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text
-        .lines()
-        .map(|l| l.split(',').map(String::from).collect::<Vec<_>>());
-    let header = lines.next().unwrap();
-    (header, lines.collect())
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let header = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
 }
 
 /// The position of column `name` in a CSV header; panics naming the header if absent.

@@ -131,7 +131,8 @@ fn docs_exit_codes_are_the_defined_ones() {
 }
 
 /// Every console block of README.md and docs/ runs as written (trycmd), from the
-/// project root, with `campaign` and the example binary `custom_scheduler`.
+/// project root, with `campaign` and the example binary `custom_scheduler`, and
+/// `$PYBATSIM` naming pybatsim in the tests' virtual environment.
 #[test]
 fn docs_console_examples_run() {
     // The examples write into target/tmp/docs-*: each run starts from nothing there.
@@ -150,6 +151,14 @@ fn docs_console_examples_run() {
         .register_bin("campaign", assert_cmd::cargo::cargo_bin("campaign"))
         .register_bin("custom_scheduler", example_binary())
         .env("CAMPAIGN_TRACE_DIR", trace_dir().display().to_string())
+        // The examples of Batsim schedulers run pybatsim from the tests' environment.
+        .env(
+            "PYBATSIM",
+            crate::batsim::venv_bin()
+                .join("pybatsim")
+                .display()
+                .to_string(),
+        )
         .timeout(std::time::Duration::from_secs(600));
     for file in markdown_files() {
         let text = std::fs::read_to_string(&file).unwrap();

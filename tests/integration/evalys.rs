@@ -36,7 +36,7 @@ fn jobs_out_node_ids_by_hand() {
         .stdout
         .clone();
     let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    assert_eq!(report["metrics"]["jobs"]["rejected"], 1);
+    assert_eq!(report["metrics"]["rejected"], 1);
 
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
@@ -175,7 +175,7 @@ fn evalys_with_rejected_jobs() {
         "64",
     ];
     let report = check_with_evalys(&args, dir.path(), None);
-    let rejected = report["metrics"]["jobs"]["rejected"].as_u64().unwrap();
+    let rejected = report["metrics"]["rejected"].as_u64().unwrap();
     assert!(rejected > 0, "no job rejected on 64 nodes");
 }
 
@@ -197,13 +197,42 @@ fn recorded_overcommit_gets_ids_beyond_the_platform() {
         .stderr(predicates::str::contains(
             "note: 1 job started with too few nodes free",
         ));
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let nodes: Vec<&str> = text
-        .lines()
-        .skip(1)
-        .map(|l| l.rsplit(',').next().unwrap())
-        .collect();
+    let (header, rows) = crate::common::read_csv(&csv);
+    let at = crate::common::column(&header, "allocated_resources");
+    let nodes: Vec<&str> = rows.iter().map(|r| r[at].as_str()).collect();
     assert_eq!(nodes, ["0-1", "2", "0-1"]);
+}
+
+/// `--jobs-out` ends with `user_id` after Batsim's columns: in `lateness4.swf.txt` (the
+/// SWF's field 12, by hand) jobs 1 and 4 are user 1's, jobs 2 and 3 user 2's. evalys
+/// loading the file with this column is `evalys_reads_jobs_out_and_agrees` (check.py
+/// also checks the column is there).
+#[test]
+fn jobs_out_has_the_user_after_batsims_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    campaign()
+        .arg("simulate")
+        .arg(fixture("lateness4.swf.txt"))
+        .args(["--scheduler", "fcfs", "--jobs-out"])
+        .arg(&csv)
+        .assert()
+        .success();
+    let (header, rows) = crate::common::read_csv(&csv);
+    assert_eq!(
+        header[header.len() - 2..],
+        ["allocated_resources", "user_id"]
+    );
+    let (id, user) = (
+        crate::common::column(&header, "job_id"),
+        crate::common::column(&header, "user_id"),
+    );
+    let mut users: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[id].as_str(), r[user].as_str()))
+        .collect();
+    users.sort_unstable();
+    assert_eq!(users, [("1", "1"), ("2", "2"), ("3", "2"), ("4", "1")]);
 }
 
 /// pandas (through pyarrow, in the same virtual environment) reads runs.parquet with

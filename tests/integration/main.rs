@@ -4,14 +4,17 @@
 
 mod bad_input;
 mod batsched;
+mod batsim;
 mod campaign;
 mod cleaning;
 mod common;
 mod docs;
 mod evalys;
+mod family;
 mod figures;
 mod fuzz;
 mod models;
+mod notebook;
 mod own_scheduler;
 mod presets;
 mod properties;

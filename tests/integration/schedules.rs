@@ -84,9 +84,9 @@ fn simulate(fixture_name: &str, scheduler: &str, extra: &[&str]) -> Run {
 
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let count = |key: &str| {
-        report["metrics"]["jobs"][key]
+        report["metrics"][key]
             .as_u64()
-            .unwrap_or_else(|| panic!("metrics.jobs.{key} missing from the report"))
+            .unwrap_or_else(|| panic!("metrics.{key} missing from the report"))
     };
     let counts = (count("completed"), count("killed"), count("rejected"));
     assert_eq!(report["check"]["violations"], 0, "invariant violations");

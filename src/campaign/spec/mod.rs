@@ -85,6 +85,7 @@ pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
 pub use error::{At, SpecError};
 pub use figures::{DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, swept_parameter, swept_value};
 pub use selections::{GridDef, Selection};
+pub use sweep::{Swept, SweptValue};
 pub use tables::{Aggregate, Expected, TableSpec};
 pub use variants::{DEFAULT_VARIANT, ShakeVariant, WorkloadVariant};
 
@@ -117,6 +118,9 @@ pub struct Spec {
     pub semantics: Vec<(String, Semantics)>,
     pub replays: Vec<(String, ReplayModel)>,
     pub shakes: Vec<(String, ShakeVariant)>,
+    /// The parameters each variant sweeps, per axis (in [`Axis::ALL`] order) and
+    /// variant (in the axis's order): `swept[axis.slot()][i]` for variant `i`.
+    pub swept: [Vec<Swept>; AXIS_COUNT],
     /// Each experiment's choice per axis (`None`: it does not set that axis).
     pub experiments: Vec<(String, PartialChoices)>,
     /// The axes whose table the file writes (the others have one default variant).
@@ -308,19 +312,40 @@ pub fn parse(
         ));
     }
     variants::check_unique(src, &raw)?;
+    let (workloads, swept_workloads) =
+        variants::split(variants::workloads(src, &raw, dir, &registry.models)?);
+    let (transforms, swept_transforms) = variants::split(variants::transforms(src, &raw)?);
+    let (schedulers, swept_schedulers) =
+        variants::split(variants::schedulers(src, &raw, &registry.schedulers, dir)?);
+    let platforms = variants::platforms(src, &raw)?;
+    let semantics = variants::semantics(&raw);
+    let (replays, swept_replays) =
+        variants::split(variants::replays(src, &raw, &registry.replays, dir)?);
+    let (shakes, swept_shakes) = variants::split(variants::shakes(src, &raw)?);
+    // Platforms and semantics have no sweeps.
+    let swept = [
+        swept_workloads,
+        swept_transforms,
+        swept_schedulers,
+        vec![Swept::new(); platforms.len()],
+        vec![Swept::new(); semantics.len()],
+        swept_replays,
+        swept_shakes,
+    ];
     let mut spec = Spec {
         file: file.to_string(),
         name: name.clone(),
         description: raw.description.clone(),
         trace_dir: raw.trace_dir.as_ref().map(|d| dir.join(d)),
         check: raw.check.unwrap_or(true),
-        workloads: variants::workloads(src, &raw, dir, &registry.models)?,
-        transforms: variants::transforms(src, &raw)?,
-        schedulers: variants::schedulers(src, &raw, &registry.schedulers)?,
-        platforms: variants::platforms(src, &raw)?,
-        semantics: variants::semantics(&raw),
-        replays: variants::replays(src, &raw, &registry.replays)?,
-        shakes: variants::shakes(src, &raw)?,
+        workloads,
+        transforms,
+        schedulers,
+        platforms,
+        semantics,
+        replays,
+        shakes,
+        swept,
         experiments: Vec::new(),
         defined: variants::defined(&raw),
         grids: Vec::new(),

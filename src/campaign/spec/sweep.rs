@@ -1,7 +1,8 @@
 //! Sweeps: a number field of a variant written as a list (`[1, 2, 5]`) or a range
-//! (`"1..=40"`, `"0.5..=0.95 step 0.01"`) expands the variant into one per value,
+//! (`"1..=40"`, `"0.5..=0.95 step 0.01"`), or a word field of a typed configuration
+//! written as a list (`order = ["fcfs", "sjf"]`), expands the variant into one per value,
 //! named `name[field=value,…]` ([`expand_variant`] for named fields, [`expand_table`]
-//! for every number field of a typed configuration's table).
+//! for every field of a typed configuration's table).
 
 use super::error::{Source, SpecError};
 use toml::Spanned;
@@ -85,8 +86,41 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
         .collect())
 }
 
-/// One variant of a sweep: its name and the value of each field.
-pub(super) type Expanded = (String, Vec<Option<f64>>);
+/// The swept parameters of one variant: (parameter, value) for each field written as a
+/// sweep, in the order of its name's labels (nested fields as `outer.inner`); empty for
+/// a variant that sweeps nothing.
+pub type Swept = Vec<(String, SweptValue)>;
+
+/// A value of a swept parameter: a number, or a word of a list of words
+/// (`order = ["fcfs", "sjf"]`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SweptValue {
+    Number(f64),
+    Word(String),
+}
+
+impl SweptValue {
+    /// The number, if the value is one.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            SweptValue::Number(x) => Some(*x),
+            SweptValue::Word(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SweptValue {
+    /// As the variant's name writes it: `0.7`, `2`, `sjf`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SweptValue::Number(x) => write!(f, "{x}"),
+            SweptValue::Word(w) => f.write_str(w),
+        }
+    }
+}
+
+/// One variant of a sweep: its name, the value of each field, and its swept values.
+pub(super) type Expanded = (String, Vec<Option<f64>>, Swept);
 
 /// Expands variant `name` over its swept fields (cartesian product, last fastest). Each
 /// result is named `name[f=v,…]` (swept fields only; plain `name` if none) and carries
@@ -96,7 +130,7 @@ pub(super) fn expand_variant(
     name: &Spanned<String>,
     fields: &[(&str, Option<&Spanned<toml::Value>>)],
 ) -> Result<Vec<Expanded>, SpecError> {
-    let mut out: Vec<(Vec<String>, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
+    let mut out: Vec<(Swept, Vec<Option<f64>>)> = vec![(Vec::new(), Vec::new())];
     for (field, value) in fields {
         let Some(value) = value else {
             out.iter_mut().for_each(|(_, v)| v.push(None));
@@ -126,7 +160,7 @@ pub(super) fn expand_variant(
                 values.iter().map(move |&x| {
                     let mut labels = labels.clone();
                     if swept {
-                        labels.push(format!("{field}={x}"));
+                        labels.push(((*field).to_string(), SweptValue::Number(x)));
                     }
                     let mut chosen = chosen.clone();
                     chosen.push(Some(x));
@@ -137,15 +171,16 @@ pub(super) fn expand_variant(
     }
     Ok(out
         .into_iter()
-        .map(|(labels, chosen)| (swept_name(name, &labels), chosen))
+        .map(|(labels, chosen)| (swept_name(name, &labels), chosen, labels))
         .collect())
 }
 
 /// A swept variant's name: `name[field=value,…]`, or `name` when nothing is swept.
-fn swept_name(name: &Spanned<String>, labels: &[String]) -> String {
+fn swept_name(name: &Spanned<String>, labels: &[(String, SweptValue)]) -> String {
     if labels.is_empty() {
         name.get_ref().clone()
     } else {
+        let labels: Vec<String> = labels.iter().map(|(f, x)| format!("{f}={x}")).collect();
         format!("{}[{}]", name.get_ref(), labels.join(","))
     }
 }
@@ -162,6 +197,38 @@ fn is_sweep(v: &toml::Value) -> bool {
     }
 }
 
+/// The values of a list of words and numbers (`order = ["fcfs", "sjf"]`,
+/// `reservations = [1, 2, "all"]`), each with its label, if `v` is one: each expands a
+/// variant as a value of a number sweep does.
+fn word_sweep(v: &toml::Value) -> Option<Vec<(SweptValue, toml::Value)>> {
+    let toml::Value::Array(items) = v else {
+        return None;
+    };
+    if items.is_empty() {
+        return None;
+    }
+    items
+        .iter()
+        .map(|item| match item {
+            toml::Value::String(w) => Some((SweptValue::Word(w.clone()), item.clone())),
+            toml::Value::Integer(i) => Some((SweptValue::Number(*i as f64), number(*i as f64))),
+            toml::Value::Float(x) => Some((SweptValue::Number(*x), number(*x))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Refuses a word listed twice in a sweep (two variants of one name).
+fn check_distinct(words: &[(SweptValue, toml::Value)]) -> Result<(), String> {
+    for (i, (w, _)) in words.iter().enumerate() {
+        let w = w.to_string();
+        if words[..i].iter().any(|(other, _)| other.to_string() == w) {
+            return Err(format!("{w:?} is listed twice"));
+        }
+    }
+    Ok(())
+}
+
 /// A number as TOML writes it: an integer when whole (so integer fields accept it).
 fn number(x: f64) -> toml::Value {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -172,26 +239,17 @@ fn number(x: f64) -> toml::Value {
 }
 
 /// Expands a typed configuration's table (a scheduler, a replay model, …) over every
-/// field written as a sweep (cartesian product in field order, last fastest); each
-/// result is named as [`expand_variant`] names them.
+/// field written as a sweep (cartesian product in field order, last fastest), except
+/// the top-level fields named in `lists`, which hold lists as values (a trace's
+/// `status = [1, 0]`); each result is named as [`expand_variant`] names them, and
+/// carries its swept values.
 pub(super) fn expand_table(
     src: Source<'_>,
     name: &Spanned<String>,
     table: &toml::Table,
     span: std::ops::Range<usize>,
-) -> Result<Vec<(String, toml::Table)>, SpecError> {
-    expand_table_keeping(src, name, table, span, &[])
-}
-
-/// [`expand_table`], except that the top-level fields named in `lists` hold lists as
-/// values (e.g. a trace's `status = [1, 0]`), not sweeps.
-pub(super) fn expand_table_keeping(
-    src: Source<'_>,
-    name: &Spanned<String>,
-    table: &toml::Table,
-    span: std::ops::Range<usize>,
     lists: &[&str],
-) -> Result<Vec<(String, toml::Table)>, SpecError> {
+) -> Result<Vec<(String, toml::Table, Swept)>, SpecError> {
     let expanded = expand_fields(table, "", lists).map_err(|(field, e)| {
         src.error(
             Some(span.clone()),
@@ -200,12 +258,12 @@ pub(super) fn expand_table_keeping(
     })?;
     Ok(expanded
         .into_iter()
-        .map(|(labels, t)| (swept_name(name, &labels), t))
+        .map(|(labels, t)| (swept_name(name, &labels), t, labels))
         .collect())
 }
 
-/// Expansions of a table: each with the labels of its swept values.
-type Expansions = Vec<(Vec<String>, toml::Table)>;
+/// Expansions of a table: each with its swept values.
+type Expansions = Vec<(Swept, toml::Table)>;
 
 /// The expansions of `table` over its swept numbers, nested tables included (their
 /// fields labelled `outer.inner=value`), with the labels of each; an error names the
@@ -219,7 +277,7 @@ fn expand_fields(
     for (field, value) in table {
         let path = format!("{prefix}{field}");
         // Each value of the field, with its labels.
-        let choices: Vec<(Vec<String>, toml::Value)> = match value {
+        let choices: Vec<(Swept, toml::Value)> = match value {
             toml::Value::Table(inner) => {
                 let inner = expand_fields(inner, &format!("{path}."), &[])?;
                 if inner.len() == 1 {
@@ -230,14 +288,24 @@ fn expand_fields(
                     .map(|(labels, t)| (labels, toml::Value::Table(t)))
                     .collect()
             }
-            v if is_sweep(v) && !(v.is_array() && lists.contains(&field.as_str())) => {
+            v if v.is_array() && lists.contains(&field.as_str()) => continue,
+            v if is_sweep(v) => {
                 let (values, _) = sweep_values(v).map_err(|e| (path.clone(), e))?;
                 values
                     .into_iter()
-                    .map(|x| (vec![format!("{path}={x}")], number(x)))
+                    .map(|x| (vec![(path.clone(), SweptValue::Number(x))], number(x)))
                     .collect()
             }
-            _ => continue,
+            v => match word_sweep(v) {
+                Some(words) => {
+                    check_distinct(&words).map_err(|e| (path.clone(), e))?;
+                    words
+                        .into_iter()
+                        .map(|(w, value)| (vec![(path.clone(), w)], value))
+                        .collect()
+                }
+                None => continue,
+            },
         };
         if out.len().saturating_mul(choices.len()) > MAX_VARIANTS {
             return Err((
@@ -277,8 +345,8 @@ mod tests {
         let text = "";
         let src = Source { file: "t", text };
         let name = Spanned::new(0..0, "v".to_string());
-        let out = expand_table(src, &name, &table, 0..0).unwrap();
-        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        let out = expand_table(src, &name, &table, 0..0, &[]).unwrap();
+        let names: Vec<&str> = out.iter().map(|(n, ..)| n.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -295,6 +363,12 @@ mod tests {
         assert_eq!(out[0].1["x"], toml::Value::Float(0.5));
         assert_eq!(out[0].1["kind"], toml::Value::String("easy".into()));
         assert_eq!(out[0].1["y"], toml::Value::Integer(7));
+        // The swept values, by field: what the name's labels say, as numbers.
+        let n = SweptValue::Number;
+        assert_eq!(
+            out[1].2,
+            [("k".to_string(), n(1.0)), ("x".to_string(), n(2.0))]
+        );
     }
 
     /// Regression (hostile inputs): a range of more values than a usize holds used to
@@ -321,7 +395,7 @@ c = "1..=100""#,
             text: "",
         };
         let name = Spanned::new(0..0, "v".to_string());
-        let e = expand_table(src, &name, &table, 0..0).unwrap_err();
+        let e = expand_table(src, &name, &table, 0..0, &[]).unwrap_err();
         assert!(
             e.message
                 .contains("b: the sweeps of this table make more than"),
@@ -342,8 +416,8 @@ still = { d = 6 }"#,
             text: "",
         };
         let name = Spanned::new(0..0, "m".to_string());
-        let out = expand_table(src, &name, &table, 0..0).unwrap();
-        let names: Vec<&str> = out.iter().map(|(n, _)| n.as_str()).collect();
+        let out = expand_table(src, &name, &table, 0..0, &[]).unwrap();
+        let names: Vec<&str> = out.iter().map(|(n, ..)| n.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -358,5 +432,10 @@ still = { d = 6 }"#,
         assert_eq!(inner["c"], toml::Value::Integer(5));
         assert_eq!(out[3].1["a"], toml::Value::Integer(2));
         assert_eq!(out[3].1["still"], table["still"]);
+        let n = SweptValue::Number;
+        assert_eq!(
+            out[3].2,
+            [("a".to_string(), n(2.0)), ("inner.b".to_string(), n(4.0))]
+        );
     }
 }

@@ -283,6 +283,26 @@ fn sweeps_expand_variants_named_by_their_values() {
     let c = spec.shakes[3].1.config.unwrap();
     assert_eq!((c.degree, c.percentage), (10.0, 3.0));
     assert_eq!(spec.shakes[3].1.seeds, [1, 2]);
+    // Each variant's swept values, as its name says (nothing for unswept variants
+    // and for the axes without sweeps).
+    let swept = |axis: Axis, i: usize| -> Vec<(&str, f64)> {
+        spec.swept[axis.slot()][i]
+            .iter()
+            .map(|(p, v)| (p.as_str(), v.number().unwrap()))
+            .collect()
+    };
+    assert_eq!(swept(Axis::Scheduler, 0), []);
+    assert_eq!(swept(Axis::Scheduler, 2), [("prediction_window", 2.0)]);
+    assert_eq!(swept(Axis::Transform, 1), []);
+    assert_eq!(swept(Axis::Transform, 3), [("load", 0.55)]);
+    assert_eq!(
+        swept(Axis::Shake, 3),
+        [("degree", 10.0), ("percentage", 3.0)]
+    );
+    for axis in Axis::ALL {
+        let names = spec.variant_names(AxisName::Axis(*axis));
+        assert_eq!(spec.swept[axis.slot()].len(), names.len(), "{axis}");
+    }
 }
 
 #[test]
@@ -441,6 +461,66 @@ easy = { kind = "easy" }
     );
     let e = err(&text.replace("kind = \"easy\"", "kind = \"easy\", prediction_window = 0"));
     assert!(e.message.contains("scheduler \"easy\""), "{e}");
+}
+
+#[test]
+fn word_lists_sweep_except_the_lists_an_implementation_takes() {
+    let text = r#"
+name = "family"
+[workloads.A]
+trace = "A-1"
+[schedulers]
+bf = { kind = "backfill", order = ["fcfs", "sjf"], backfill_order = ["fcfs", "saf"], reservations = [1, "all"] }
+ext = { kind = "batsim", command = ["sched", "-s", "{endpoint}"], timeout = ["5s", "10s"] }
+"#;
+    let (spec, grid) = load(text).unwrap();
+    // 2 × 2 × 2 settings of the family, last field fastest, then 2 of the external
+    // scheduler, whose command stays one list.
+    let names = spec.variant_names(AxisName::Axis(Axis::Scheduler));
+    assert_eq!(names.len(), 10);
+    assert_eq!(
+        names[0],
+        "bf[order=fcfs,backfill_order=fcfs,reservations=1]"
+    );
+    assert_eq!(
+        names[1],
+        "bf[order=fcfs,backfill_order=fcfs,reservations=all]"
+    );
+    assert_eq!(
+        names[7],
+        "bf[order=sjf,backfill_order=saf,reservations=all]"
+    );
+    assert_eq!(names[8], "ext[timeout=5s]");
+    assert_eq!(grid.runs.len(), 10);
+    let table = |i: usize| spec.schedulers[i].1.to_table("kind").unwrap();
+    let seven = table(7);
+    assert_eq!(seven["order"].as_str(), Some("sjf"));
+    assert_eq!(seven["backfill_order"].as_str(), Some("saf"));
+    assert_eq!(seven["reservations"].as_str(), Some("all"));
+    assert_eq!(table(0).get("reservations"), None, "1 is the default");
+    // The swept values, for the columns of runs.csv: words stay words.
+    use super::sweep::SweptValue::{Number, Word};
+    let swept = &spec.swept[Axis::Scheduler.slot()];
+    assert_eq!(
+        swept[7],
+        [
+            ("order".to_string(), Word("sjf".into())),
+            ("backfill_order".to_string(), Word("saf".into())),
+            ("reservations".to_string(), Word("all".into()))
+        ]
+    );
+    assert_eq!(swept[0][2], ("reservations".to_string(), Number(1.0)));
+    let command = table(9)["command"].clone();
+    assert_eq!(
+        command,
+        toml::Value::try_from(["sched", "-s", "{endpoint}"]).unwrap()
+    );
+    // A word listed twice would make two variants of one name; a bad word is refused
+    // with its variant's name.
+    let e = err(&text.replace("[\"fcfs\", \"sjf\"]", "[\"sjf\", \"sjf\"]"));
+    assert!(e.message.contains("order: \"sjf\" is listed twice"), "{e}");
+    let e = err(&text.replace("\"saf\"]", "\"saff\"]"));
+    assert!(e.message.contains("scheduler \"bf\""), "{e}");
 }
 
 #[test]

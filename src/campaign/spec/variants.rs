@@ -6,7 +6,7 @@ use super::Spec;
 use super::axes::{Axis, AxisName};
 use super::error::{Source, SpecError};
 use super::raw::RawSpec;
-use super::sweep::{expand_table, expand_table_keeping, expand_variant};
+use super::sweep::{Swept, expand_table, expand_variant};
 use crate::platform::PlatformChange;
 use crate::registry::{Configured, Family};
 use crate::replay::{ReplayModel, ReplayModels};
@@ -18,6 +18,19 @@ use std::path::Path;
 
 /// The default variant of an axis the spec does not define (one variant).
 pub const DEFAULT_VARIANT: &str = "default";
+
+/// An axis's variants in order: name, value, and the parameters it sweeps.
+pub(super) type Variants<T> = Vec<(String, T, Swept)>;
+
+/// `v` split into the named values and, in the same order, their swept parameters.
+pub(super) fn split<T>(v: Variants<T>) -> (Vec<(String, T)>, Vec<Swept>) {
+    v.into_iter().map(|(n, t, s)| ((n, t), s)).unzip()
+}
+
+/// Variants that sweep nothing.
+fn unswept<T>(v: Vec<(String, T)>) -> Variants<T> {
+    v.into_iter().map(|(n, t)| (n, t, Swept::new())).collect()
+}
 
 /// A workload variant: where its jobs come from, on how many nodes.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +70,7 @@ pub(super) fn workloads(
     raw: &RawSpec,
     dir: &Path,
     models: &WorkloadModels,
-) -> Result<Vec<(String, WorkloadVariant)>, SpecError> {
+) -> Result<Variants<WorkloadVariant>, SpecError> {
     if raw.workloads.0.is_empty() {
         return Err(src.error(None, "the spec defines no workload ([workloads.NAME])"));
     }
@@ -125,7 +138,7 @@ pub(super) fn workloads(
         // A trace's `status` and `partitions` are lists of values to keep, not sweeps
         // (`partition = [1, 2]` is one: a workload variant per partition).
         let lists = ["status", "partitions"];
-        for (name, table) in expand_table_keeping(src, n, &table, n.span(), &lists)? {
+        for (name, table, swept) in expand_table(src, n, &table, n.span(), &lists)? {
             let mut source = WorkloadSource::from_table(table, models).map_err(fail)?;
             source.validate().map_err(fail)?;
             source.get_mut().relative_to(dir);
@@ -137,6 +150,7 @@ pub(super) fn workloads(
                     note: note.clone(),
                     seeds: seeds.clone(),
                 },
+                swept,
             ));
         }
     }
@@ -151,59 +165,80 @@ fn configured<S: ?Sized + 'static>(
     family: &Family<S>,
     n: &toml::Spanned<String>,
     value: &toml::Spanned<toml::Value>,
-) -> Result<Vec<(String, Configured<S>)>, SpecError> {
+    dir: &Path,
+) -> Result<Variants<Configured<S>>, SpecError> {
     let fail = |e: String| src.error(Some(value.span()), format!("{axis} {:?}: {e}", n.get_ref()));
     match value.get_ref() {
-        toml::Value::String(s) => Ok(vec![(n.get_ref().clone(), family.parse(s).map_err(fail)?)]),
-        toml::Value::Table(table) => expand_table(src, n, table, value.span())?
-            .into_iter()
-            .map(|(name, t)| {
-                Ok((
-                    name,
-                    family.from_value(toml::Value::Table(t)).map_err(fail)?,
-                ))
-            })
-            .collect(),
+        toml::Value::String(s) => Ok(vec![(
+            n.get_ref().clone(),
+            family.parse_in(s, dir).map_err(fail)?,
+            Swept::new(),
+        )]),
+        toml::Value::Table(table) => {
+            // The parameters the kind takes as lists are not sweeps.
+            let lists = match table.get(family.tag()) {
+                Some(toml::Value::String(kind)) => family.lists(kind),
+                _ => &[],
+            };
+            expand_table(src, n, table, value.span(), lists)?
+                .into_iter()
+                .map(|(name, t, swept)| {
+                    Ok((
+                        name,
+                        family
+                            .from_value_in(toml::Value::Table(t), dir)
+                            .map_err(fail)?,
+                        swept,
+                    ))
+                })
+                .collect()
+        }
         v => Err(fail(format!("expected a table or a name, got {v}"))),
     }
 }
 
-/// Validates `[schedulers]` (default: EASY).
+/// Validates `[schedulers]` (default: EASY), each resolved against the spec's directory
+/// `dir` (an external scheduler's files are read there).
 pub(super) fn schedulers(
     src: Source<'_>,
     raw: &RawSpec,
     family: &Schedulers,
-) -> Result<Vec<(String, SchedulerConfig)>, SpecError> {
+    dir: &Path,
+) -> Result<Variants<SchedulerConfig>, SpecError> {
     if raw.schedulers.0.is_empty() {
-        return Ok(vec![(
+        return Ok(unswept(vec![(
             DEFAULT_VARIANT.to_string(),
             SchedulerConfig::default(),
-        )]);
+        )]));
     }
     let mut out = Vec::new();
     for (n, value) in &raw.schedulers.0 {
-        out.extend(configured(src, Axis::Scheduler, family, n, value)?);
+        out.extend(configured(src, Axis::Scheduler, family, n, value, dir)?);
     }
     Ok(out)
 }
 
-/// Validates `[replays]` (default: rigid).
+/// Validates `[replays]` (default: rigid), resolved against the spec's directory `dir`.
 pub(super) fn replays(
     src: Source<'_>,
     raw: &RawSpec,
     family: &ReplayModels,
-) -> Result<Vec<(String, ReplayModel)>, SpecError> {
+    dir: &Path,
+) -> Result<Variants<ReplayModel>, SpecError> {
     if raw.replays.0.is_empty() {
-        return Ok(vec![(DEFAULT_VARIANT.to_string(), ReplayModel::default())]);
+        return Ok(unswept(vec![(
+            DEFAULT_VARIANT.to_string(),
+            ReplayModel::default(),
+        )]));
     }
     let mut out = Vec::new();
     for (n, value) in &raw.replays.0 {
-        for (name, model) in configured(src, Axis::Replay, family, n, value)? {
+        for (name, model, swept) in configured(src, Axis::Replay, family, n, value, dir)? {
             model
                 .get()
                 .validate()
                 .map_err(|e| src.error(Some(value.span()), format!("replay {name:?}: {e}")))?;
-            out.push((name, model));
+            out.push((name, model, swept));
         }
     }
     Ok(out)
@@ -260,12 +295,12 @@ pub(super) fn check_swept_names(src: Source<'_>, spec: &Spec) -> Result<(), Spec
 }
 
 /// Validates `[transforms]` (default: one empty transform).
-pub(super) fn transforms(
-    src: Source<'_>,
-    raw: &RawSpec,
-) -> Result<Vec<(String, Transform)>, SpecError> {
+pub(super) fn transforms(src: Source<'_>, raw: &RawSpec) -> Result<Variants<Transform>, SpecError> {
     if raw.transforms.0.is_empty() {
-        return Ok(vec![(DEFAULT_VARIANT.to_string(), Transform::default())]);
+        return Ok(unswept(vec![(
+            DEFAULT_VARIANT.to_string(),
+            Transform::default(),
+        )]));
     }
     let mut out = Vec::new();
     for (n, t) in &raw.transforms.0 {
@@ -283,7 +318,7 @@ pub(super) fn transforms(
             ("interarrival_factor", t.interarrival_factor.as_ref()),
             ("badness", t.badness.as_ref()),
         ];
-        for (name, v) in expand_variant(src, n, &fields)? {
+        for (name, v, swept) in expand_variant(src, n, &fields)? {
             let transform = Transform {
                 edits: t
                     .edit
@@ -302,25 +337,22 @@ pub(super) fn transforms(
             transform
                 .validate()
                 .map_err(|e| src.error(Some(n.span()), format!("transform {name:?}: {e}")))?;
-            out.push((name, transform));
+            out.push((name, transform, swept));
         }
     }
     Ok(out)
 }
 
 /// Validates `[shakes]` (default: one variant without shaking).
-pub(super) fn shakes(
-    src: Source<'_>,
-    raw: &RawSpec,
-) -> Result<Vec<(String, ShakeVariant)>, SpecError> {
+pub(super) fn shakes(src: Source<'_>, raw: &RawSpec) -> Result<Variants<ShakeVariant>, SpecError> {
     if raw.shakes.0.is_empty() {
-        return Ok(vec![(
+        return Ok(unswept(vec![(
             DEFAULT_VARIANT.to_string(),
             ShakeVariant {
                 config: None,
                 seeds: Vec::new(),
             },
-        )]);
+        )]));
     }
     let mut out = Vec::new();
     for (n, sh) in &raw.shakes.0 {
@@ -348,6 +380,7 @@ pub(super) fn shakes(
                     config: None,
                     seeds,
                 },
+                Swept::new(),
             ));
             continue;
         }
@@ -374,7 +407,7 @@ pub(super) fn shakes(
             ("relative_pct", sh.relative_pct.as_ref()),
             ("percentage", sh.percentage.as_ref()),
         ];
-        for (name, v) in expand_variant(src, n, &fields)? {
+        for (name, v, swept) in expand_variant(src, n, &fields)? {
             let config = ShakeConfig {
                 attribute,
                 mode: sh.mode.unwrap_or_default(),
@@ -391,6 +424,7 @@ pub(super) fn shakes(
                     config: Some(config),
                     seeds: checked.clone(),
                 },
+                swept,
             ));
         }
     }
