@@ -399,6 +399,10 @@ struct CleaningArgs {
     /// Replaces the header's TimeZoneString (an IANA name, e.g. Europe/Paris).
     #[arg(long, value_name = "ZONE")]
     timezone: Option<String>,
+    /// Keep only the N earliest submitted of the jobs the other rules keep: the start
+    /// of a trace [default: every job].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    first_jobs: Option<u64>,
 }
 
 impl CleaningArgs {
@@ -425,6 +429,9 @@ impl CleaningArgs {
             timezone: self.timezone.clone(),
             never_ran: self.never_ran,
             partitions: PartitionSelection::new(self.partitions.clone()),
+            first_jobs: self
+                .first_jobs
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         })
     }
 }

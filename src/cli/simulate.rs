@@ -411,6 +411,13 @@ impl SimulateArgs {
                         cleaning.dropped_partition
                     )?;
                 }
+                if let Some(n) = policy.first_jobs {
+                    writeln!(
+                        out,
+                        "           first {n} jobs kept ({} submitted later dropped)",
+                        cleaning.dropped_after_first
+                    )?;
+                }
                 writeln!(
                     out,
                     "           dropped: {} size ≤ 0, {} status, {} run time, {} requested time; \

@@ -290,6 +290,13 @@ impl InfoArgs {
                     )?;
                 }
                 writeln!(out, "never ran      {}", never_ran_line(&policy, &cleaning))?;
+                if let Some(n) = policy.first_jobs {
+                    writeln!(
+                        out,
+                        "               first {n} jobs kept ({} submitted later dropped)",
+                        cleaning.dropped_after_first
+                    )?;
+                }
                 writeln!(out, "users          {}", workload.user_count())?;
                 if let (Some(a), Some(b)) = (first, last) {
                     writeln!(out, "submits        {a} s … {b} s")?;

@@ -276,7 +276,7 @@ impl StatusFilter {
 ///
 /// The rules apply in this order, each to the jobs the ones before it kept: partitions,
 /// status, jobs that never ran, size, run time ≤ 0, requested time ≤ 0, Batsim's
-/// requested times, wait time.
+/// requested times, wait time; then the `first_jobs` earliest submitted are kept.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CleaningPolicy {
     pub size_source: SizeSource,
@@ -308,6 +308,11 @@ pub struct CleaningPolicy {
     /// that workloads selecting nothing keep their cache keys and draw seeds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partitions: Option<PartitionSelection>,
+    /// Only the N earliest submitted of the jobs the other rules keep (ties in the
+    /// trace's order): the start of a trace, for a scheduler too slow for all of it. Left out of the encoding when
+    /// `None`, so that other workloads keep their cache keys and draw seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_jobs: Option<usize>,
 }
 
 /// What cleaning did, rule by rule.
@@ -327,6 +332,8 @@ pub struct CleaningReport {
     pub dropped_runtime: usize,
     pub dropped_requested_time: usize,
     pub dropped_wait: usize,
+    /// Jobs submitted after the first `first_jobs` of those the other rules kept.
+    pub dropped_after_first: usize,
     /// Jobs whose size came from the fallback field.
     pub size_from_fallback: usize,
     /// Run times ≤ 0 set to 0.
@@ -361,6 +368,17 @@ impl CleaningPolicy {
                 .enumerate()
                 .filter_map(|(line, r)| self.clean(line, r, &mut report)),
         );
+        if let Some(n) = self.first_jobs.filter(|&n| n < jobs.len()) {
+            // The n earliest submissions (ties in the trace's order), the jobs otherwise
+            // left in their order.
+            let mut order: Vec<usize> = (0..jobs.len()).collect();
+            order.sort_by_key(|&i| (jobs[i].submit, i));
+            let mut keep = vec![false; jobs.len()];
+            order[..n].iter().for_each(|&i| keep[i] = true);
+            let mut flags = keep.into_iter();
+            jobs.retain(|_| flags.next().unwrap_or(false));
+            report.dropped_after_first = order.len() - n;
+        }
         let mut header = trace.header;
         if let Some(start) = self.unix_start {
             header.set("UnixStartTime", &start.to_string());
@@ -739,6 +757,41 @@ mod tests {
         );
         assert_ne!(material(&select(vec![1])), material(&keep));
         assert_ne!(material(&CleaningPolicy::default()), material(&keep));
+    }
+
+    /// `first_jobs` keeps the earliest submitted of what the other rules kept. By hand:
+    /// job J is submitted at 10 − J, so in submission order the jobs are 4, 3, 2, 1; the
+    /// default drops jobs 1 and 2 (they never ran), so the first one is job 4; with them
+    /// kept, the first three are jobs 4, 3, 2.
+    #[test]
+    fn first_jobs_keeps_a_prefix_of_the_cleaned_jobs() {
+        let t = trace(vec![
+            rec(1, -1, 4, -1, 100, 5),
+            rec(2, -1, 3, 0, 100, 1),
+            rec(3, 2, 2, 0, 100, 1),
+            rec(4, 1, 1, 5, 10, 5),
+        ]);
+        let ids = |p: CleaningPolicy| {
+            let (w, r) = p.apply(t.clone());
+            let mut ids: Vec<i64> = w.jobs().iter().map(|j| j.id).collect();
+            ids.sort_unstable();
+            (ids, r.dropped_after_first, r.kept)
+        };
+        let first = |n| CleaningPolicy {
+            first_jobs: Some(n),
+            ..CleaningPolicy::default()
+        };
+        assert_eq!(ids(first(1)), (vec![4], 1, 1));
+        assert_eq!(ids(first(5)), (vec![3, 4], 0, 2));
+        let kept = CleaningPolicy {
+            never_ran: NeverRanPolicy::Keep,
+            ..first(3)
+        };
+        assert_eq!(ids(kept), (vec![2, 3, 4], 1, 3));
+        // Encoded only when set: other workloads keep their identity.
+        let json = |p: &CleaningPolicy| serde_json::to_string(p).unwrap();
+        assert!(!json(&CleaningPolicy::default()).contains("first_jobs"));
+        assert!(json(&first(3)).ends_with(r#","first_jobs":3}"#));
     }
 
     /// By hand: job 1 never ran (run −1, allocated −1), job 2 neither (run 0,

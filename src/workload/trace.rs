@@ -62,6 +62,9 @@ struct TraceFields {
     /// Replaces the header's `TimeZoneString` (an IANA zone name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     timezone: Option<String>,
+    /// Only the N earliest submitted jobs of those the other rules keep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first_jobs: Option<usize>,
 }
 
 fn is_recorded(r: &RequestedTime) -> bool {
@@ -84,6 +87,9 @@ impl TryFrom<TraceFields> for TraceSource {
         })?;
         if let Some(zone) = &f.timezone {
             super::Calendar::check_zone(zone).map_err(|e| format!("timezone: {e}"))?;
+        }
+        if f.first_jobs == Some(0) {
+            return Err("first_jobs: keep at least 1 job (leave the key out to keep all)".into());
         }
         let partitions = match (f.partitions, f.partition) {
             (Some(_), Some(_)) => {
@@ -117,6 +123,7 @@ impl TryFrom<TraceFields> for TraceSource {
                 timezone: f.timezone,
                 never_ran: f.never_ran,
                 partitions,
+                first_jobs: f.first_jobs,
             },
             lenient: f.lenient,
         })
@@ -149,6 +156,7 @@ impl From<TraceSource> for TraceFields {
             never_ran: t.cleaning.never_ran,
             partitions: t.cleaning.partitions.map(|p| p.partitions().to_vec()),
             partition: None,
+            first_jobs: t.cleaning.first_jobs,
         }
     }
 }
