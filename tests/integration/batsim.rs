@@ -15,7 +15,7 @@
 //! Without python3, its venv module or pip (or without access to PyPI for the first
 //! install), these tests fail and say what is missing: they never skip.
 
-use crate::common::{campaign, fixture};
+use crate::common::{campaign, column, fixture, read_csv};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -308,10 +308,12 @@ fn pybatsim_easy_backfill_on_a_hand_derived_fixture() {
     assert_eq!(easy.rows[&5].0, 20.0);
 }
 
-/// The spec `campaigns/batsim-pybatsim.toml` (built-in EASY beside pybatsim's
-/// `easyBackfill` on KTH, the pybatsim command from
-/// `$PYBATSIM`) runs end to end, every schedule passing the invariant checker, and
-/// again from the cache alone.
+/// The spec `campaigns/batsim-pybatsim.toml` (the pybatsim command from `$PYBATSIM`)
+/// runs end to end: built-in EASY beside pybatsim's `easyBackfill` on the whole of KTH
+/// (28,475 jobs after cleaning, as `trace info` counts them and Batsim's converter
+/// keeps them), and the three with `schedEasySjfBackfill` on KTH's first 500 jobs;
+/// every schedule passes the invariant checker, and the spec runs again from the
+/// cache alone.
 #[test]
 fn pybatsim_schedulers_on_kth_through_the_spec() {
     let dir = tempfile::tempdir().unwrap();
@@ -334,31 +336,34 @@ fn pybatsim_schedulers_on_kth_through_the_spec() {
     let first = run_spec();
     assert!(first.status.success(), "{}", stderr(&first));
     let counts = summary_counts(&summary);
-    assert_eq!(counts["computed"], 2, "{counts}");
+    assert_eq!(counts["computed"], 5, "{counts}");
     assert_eq!(counts["failed"], 0, "{counts}");
-    let runs = std::fs::read_to_string(dir.path().join("out/runs.csv")).unwrap();
-    let mut lines = runs.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
-    };
-    let (sched, violations, jobs) = (col("scheduler"), col("violations"), col("jobs"));
+    let (header, rows) = read_csv(&dir.path().join("out/runs.csv"));
+    let [study, sched, violations, jobs] =
+        ["study", "scheduler", "violations", "jobs"].map(|c| column(&header, c));
     let mut seen = BTreeSet::new();
-    for line in lines {
-        let f: Vec<&str> = line.split(',').collect();
-        assert_eq!(f[violations], "0", "{line}");
-        assert_eq!(f[jobs], "28475", "{line}");
-        seen.insert(f[sched].to_string());
+    for r in &rows {
+        assert_eq!(r[violations], "0", "{r:?}");
+        let expected_jobs = if r[study] == "whole" { "28475" } else { "500" };
+        assert_eq!(r[jobs], expected_jobs, "{r:?}");
+        seen.insert((r[study].clone(), r[sched].clone()));
     }
-    assert_eq!(seen, BTreeSet::from(["easy".into(), "easyBackfill".into()]));
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    assert_eq!(
+        seen,
+        BTreeSet::from([
+            pair("whole", "easy"),
+            pair("whole", "easyBackfill"),
+            pair("start", "easy"),
+            pair("start", "easyBackfill"),
+            pair("start", "sjfBackfill"),
+        ])
+    );
     // The same spec again: every run from the cache, none started.
     let again = run_spec();
     assert!(again.status.success(), "{}", stderr(&again));
     let counts = summary_counts(&summary);
-    assert_eq!(counts["cached"], 2, "{counts}");
+    assert_eq!(counts["cached"], 5, "{counts}");
 }
 
 /// The scripted scheduler's `decide` mode on `batsim_decisions.swf.txt` (4 machines),
