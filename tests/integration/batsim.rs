@@ -19,7 +19,7 @@ use crate::common::{campaign, column, fixture, read_csv};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 const SCRIPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/batsim");
@@ -50,103 +50,29 @@ fn batsim_dir() -> PathBuf {
     );
 }
 
-fn run(cmd: &mut Command, what: &str) -> Output {
-    cmd.output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"))
-}
-
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The pybatsim virtual environment's `bin` directory, made on first use (once per
-/// process) and reused while `requirements.txt` is unchanged; built under a temporary
-/// name and renamed into place, so that an interrupted install or a concurrent
-/// `cargo test` never leaves a half-made one.
+/// process). pybatsim's own pins (pyzmq<23) do not build on current Pythons: the
+/// requirements pin it and every package it needs, installed with `--no-deps`.
 pub(crate) fn venv_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let venv = target.join("pybatsim-venv");
-        let marker = venv.join("campaign-requirements.txt");
         let requirements = Path::new(SCRIPTS).join("requirements.txt");
-        let wanted = std::fs::read_to_string(&requirements).unwrap();
-        let bin = |dir: &Path| dir.join("bin");
-        if bin(&venv).join("pybatsim").is_file()
-            && std::fs::read_to_string(&marker).ok() == Some(wanted.clone())
-        {
-            return bin(&venv);
-        }
-        let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
-        match Command::new(&base).arg("--version").output() {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => panic!(
-                "the pybatsim tests need python3 ({base:?} --version failed: {})",
-                stderr(&out)
-            ),
-            Err(e) => panic!(
-                "the pybatsim tests need python3 with its venv module and pip on PATH (or \
-                 $PYTHON3 naming one): cannot run {base:?}: {e}"
-            ),
-        }
-        let tmp = target.join(format!("pybatsim-venv.tmp-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let out = run(
-            Command::new(&base).args(["-m", "venv"]).arg(&tmp),
-            "python3 -m venv",
+        let bin = crate::common::venv_bin(
+            "pybatsim-venv",
+            &requirements,
+            &["--no-deps"],
+            "the pybatsim tests",
         );
         assert!(
-            out.status.success(),
-            "the pybatsim tests need python3's venv module (Debian/Ubuntu: the python3-venv \
-             package); `{base:?} -m venv {}` failed:\n{}",
-            tmp.display(),
-            stderr(&out)
-        );
-        let pip = |args: &[&str]| {
-            let out = run(
-                Command::new(bin(&tmp).join("python"))
-                    .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
-                    .args(args),
-                "pip install",
-            );
-            assert!(
-                out.status.success(),
-                "the pybatsim tests need pip and access to PyPI to install {args:?}:\n{}",
-                stderr(&out)
-            );
-        };
-        // pybatsim's own pins (pyzmq<23) do not build on current Pythons: its
-        // dependencies come pinned from requirements.txt instead.
-        pip(&["-r", &requirements.display().to_string()]);
-        pip(&["--no-deps", "pybatsim==3.2.1"]);
-        // pip writes the venv's absolute path into its scripts' `#!` lines: point them
-        // at the place the environment is renamed to (else `pybatsim` names an
-        // interpreter that no longer exists).
-        let from = format!("#!{}/", tmp.display());
-        let to = format!("#!{}/", venv.display());
-        for entry in std::fs::read_dir(bin(&tmp)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_symlink() {
-                continue;
-            }
-            if let Ok(text) = std::fs::read_to_string(&path)
-                && let Some(rest) = text.strip_prefix(&from)
-            {
-                std::fs::write(&path, format!("{to}{rest}")).unwrap();
-            }
-        }
-        std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
-        let _ = std::fs::remove_dir_all(&venv);
-        if std::fs::rename(&tmp, &venv).is_err() {
-            // Another process put its environment in place first: use that one.
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        assert!(
-            bin(&venv).join("pybatsim").is_file(),
+            bin.join("pybatsim").is_file(),
             "no pybatsim in {} after installing it",
-            venv.display()
+            bin.display()
         );
-        bin(&venv)
+        bin
     })
 }
 

@@ -167,10 +167,23 @@ pub(crate) fn spec_command(verb: &str, spec: &Path, cache: &Path, out: &Path) ->
 
 /// The Python interpreter of the virtual environment `name` (under the test target
 /// directory) with `requirements` installed by pip, for `purpose` (named in errors).
-/// Reused while `requirements` is unchanged; built under a temporary name and renamed
-/// into place, so that an interrupted install or a concurrent `cargo test` never leaves
-/// a half-made one.
+/// See [`venv_bin`].
 pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> PathBuf {
+    venv_bin(name, requirements, &[], purpose).join("python")
+}
+
+/// The `bin` directory of the virtual environment `name` (under the test target
+/// directory) with `requirements` installed by pip (given `pip_options` too, e.g.
+/// `--no-deps` for a requirements file that pins every package itself), for `purpose`
+/// (named in errors). Reused while `requirements` is unchanged; built under a temporary
+/// name and renamed into place, so that an interrupted install or a concurrent `cargo
+/// test` never leaves a half-made one.
+pub(crate) fn venv_bin(
+    name: &str,
+    requirements: &Path,
+    pip_options: &[&str],
+    purpose: &str,
+) -> PathBuf {
     use std::process::Command;
     let stderr = |out: &std::process::Output| String::from_utf8_lossy(&out.stderr).into_owned();
     let run = |cmd: &mut Command, what: &str| {
@@ -180,10 +193,15 @@ pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> Pat
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let venv = target.join(name);
     let marker = venv.join("campaign-requirements.txt");
-    let wanted = std::fs::read_to_string(requirements).unwrap();
-    let python = |dir: &Path| dir.join("bin").join("python");
-    if python(&venv).is_file() && std::fs::read_to_string(&marker).ok() == Some(wanted.clone()) {
-        return python(&venv);
+    let wanted = format!(
+        "{}# pip options: {pip_options:?}\n",
+        std::fs::read_to_string(requirements).unwrap()
+    );
+    let bin = |dir: &Path| dir.join("bin");
+    if bin(&venv).join("python").is_file()
+        && std::fs::read_to_string(&marker).ok() == Some(wanted.clone())
+    {
+        return bin(&venv);
     }
     let base = std::env::var_os("PYTHON3").unwrap_or_else(|| "python3".into());
     match Command::new(&base).arg("--version").output() {
@@ -211,8 +229,9 @@ pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> Pat
         stderr(&out)
     );
     let out = run(
-        Command::new(python(&tmp))
+        Command::new(bin(&tmp).join("python"))
             .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+            .args(pip_options)
             .arg("-r")
             .arg(requirements),
         "pip install",
@@ -223,6 +242,22 @@ pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> Pat
         wanted.trim(),
         stderr(&out)
     );
+    // pip writes the environment's absolute path into its scripts' `#!` lines: point
+    // them at the place it is renamed to (else a script names an interpreter that no
+    // longer exists).
+    let from = format!("#!{}/", tmp.display());
+    let to = format!("#!{}/", venv.display());
+    for entry in std::fs::read_dir(bin(&tmp)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_symlink() {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(&path)
+            && let Some(rest) = text.strip_prefix(&from)
+        {
+            std::fs::write(&path, format!("{to}{rest}")).unwrap();
+        }
+    }
     std::fs::write(tmp.join("campaign-requirements.txt"), &wanted).unwrap();
     let _ = std::fs::remove_dir_all(&venv);
     if std::fs::rename(&tmp, &venv).is_err() {
@@ -230,10 +265,10 @@ pub(crate) fn venv_python(name: &str, requirements: &Path, purpose: &str) -> Pat
         let _ = std::fs::remove_dir_all(&tmp);
     }
     assert!(
-        python(&venv).is_file(),
+        bin(&venv).join("python").is_file(),
         "no Python in {} after installing {}",
         venv.display(),
         wanted.trim()
     );
-    python(&venv)
+    bin(&venv)
 }
