@@ -404,19 +404,8 @@ impl SimulateArgs {
                     "           never ran: {}",
                     super::trace::never_ran_line(&policy, &cleaning)
                 )?;
-                if let Some(selection) = &policy.partitions {
-                    writeln!(
-                        out,
-                        "           partitions {selection} kept ({} jobs of others dropped)",
-                        cleaning.dropped_partition
-                    )?;
-                }
-                if let Some(n) = policy.first_jobs {
-                    writeln!(
-                        out,
-                        "           first {n} jobs kept ({} submitted later dropped)",
-                        cleaning.dropped_after_first
-                    )?;
+                for line in super::trace::selection_lines(&policy, &cleaning) {
+                    writeln!(out, "           {line}")?;
                 }
                 writeln!(
                     out,

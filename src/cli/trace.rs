@@ -128,6 +128,27 @@ pub(crate) fn never_ran_line(
     )
 }
 
+/// What the selections of the cleaning kept (partitions, the first jobs), a line each;
+/// none when the policy selects nothing.
+pub(crate) fn selection_lines(
+    policy: &crate::workload::CleaningPolicy,
+    cleaning: &crate::workload::CleaningReport,
+) -> Vec<String> {
+    let partitions = policy.partitions.as_ref().map(|selection| {
+        format!(
+            "partitions {selection} kept ({} jobs of others dropped)",
+            cleaning.dropped_partition
+        )
+    });
+    let first = policy.first_jobs.map(|n| {
+        format!(
+            "first {n} jobs kept ({} submitted later dropped)",
+            cleaning.dropped_after_first
+        )
+    });
+    partitions.into_iter().chain(first).collect()
+}
+
 /// The partitions of a workload, one line each (or a line saying it records none).
 fn partitions_table(partitions: &[crate::workload::Partition]) -> String {
     use crate::workload::PartitionSizeFrom;
@@ -282,21 +303,10 @@ impl InfoArgs {
                     workload.len(),
                     cleaning.dropped_size
                 )?;
-                if let Some(selection) = &policy.partitions {
-                    writeln!(
-                        out,
-                        "               partitions {selection} kept ({} jobs of others dropped)",
-                        cleaning.dropped_partition
-                    )?;
+                for line in selection_lines(&policy, &cleaning) {
+                    writeln!(out, "               {line}")?;
                 }
                 writeln!(out, "never ran      {}", never_ran_line(&policy, &cleaning))?;
-                if let Some(n) = policy.first_jobs {
-                    writeln!(
-                        out,
-                        "               first {n} jobs kept ({} submitted later dropped)",
-                        cleaning.dropped_after_first
-                    )?;
-                }
                 writeln!(out, "users          {}", workload.user_count())?;
                 if let (Some(a), Some(b)) = (first, last) {
                     writeln!(out, "submits        {a} s … {b} s")?;
