@@ -1,6 +1,6 @@
 //! Cleaning rules through the binary, on hand-checked fixtures: partitions (SWF field
-//! 16) selected or simulated each as its own machine, and jobs that never ran dropped
-//! or kept. Schedules derived by hand under FCFS with the simulator's rules (at one
+//! 16) selected or simulated each as its own machine, jobs that never ran dropped or
+//! kept, and the first jobs of a trace kept. Schedules derived by hand under FCFS with the simulator's rules (at one
 //! instant: completions first, then submissions by id, then one scheduler pass; queue
 //! order = (submit time, job id); a job wider than the platform is rejected on
 //! submission).
@@ -255,4 +255,24 @@ fn jobs_that_never_ran_are_dropped_or_hold_the_fcfs_queue() {
                 .stdout(predicates::str::contains(line.as_str()));
         }
     }
+}
+
+/// `--first-jobs 2` keeps jobs 1 and 2 of `lateness4.swf.txt` (submitted at 0 and 10 s,
+/// the other two at 150 and 350 s). By hand under FCFS on its two nodes, walltime run:
+/// job 1 (1 node) runs [0, 100), job 2 (2 nodes) waits for it and runs [100, 200):
+/// makespan 200 s, mean wait (0 + 90) / 2 = 45 s.
+#[test]
+fn first_jobs_keeps_the_earliest_submissions() {
+    let (report, spans) = fcfs("lateness4.swf.txt", &["--first-jobs", "2"]);
+    assert_eq!(spans, [(1, 0, 100), (2, 100, 200)]);
+    assert_eq!(report["metrics"]["jobs"], 2);
+    assert_eq!(report["metrics"]["makespan_s"], 200.0);
+    assert_eq!(report["metrics"]["wait_mean_s"], 45.0);
+    assert_eq!(report["cleaning"]["report"]["dropped_after_first"], 2);
+    campaign()
+        .args(["simulate", "--scheduler", "fcfs", "--first-jobs", "0"])
+        .arg(fixture("lateness4.swf.txt"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("--first-jobs"));
 }
