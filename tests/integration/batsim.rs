@@ -15,7 +15,7 @@
 //! Without python3, its venv module or pip (or without access to PyPI for the first
 //! install), these tests fail and say what is missing: they never skip.
 
-use crate::common::{campaign, column, fixture, read_csv};
+use crate::common::{campaign, column, fixture, read_csv, spec_command};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -246,18 +246,17 @@ fn pybatsim_schedulers_on_kth_through_the_spec() {
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/batsim-pybatsim.toml");
     let summary = dir.path().join("summary.json");
     let run_spec = || {
-        campaign()
-            .arg("run")
-            .arg(&spec)
-            .arg("--cache")
-            .arg(dir.path().join("cache"))
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .arg("--summary-json")
-            .arg(&summary)
-            .env("PYBATSIM", venv_bin().join("pybatsim"))
-            .output()
-            .unwrap()
+        spec_command(
+            "run",
+            &spec,
+            &dir.path().join("cache"),
+            &dir.path().join("out"),
+        )
+        .arg("--summary-json")
+        .arg(&summary)
+        .env("PYBATSIM", venv_bin().join("pybatsim"))
+        .output()
+        .unwrap()
     };
     let first = run_spec();
     assert!(first.status.success(), "{}", stderr(&first));
@@ -509,18 +508,17 @@ bad = {}
     .unwrap();
     let summary = dir.path().join("summary.json");
     let run_spec = |extra: &[&str]| {
-        let out = campaign()
-            .arg("run")
-            .arg(&spec)
-            .arg("--cache")
-            .arg(dir.path().join("cache"))
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .arg("--summary-json")
-            .arg(&summary)
-            .args(extra)
-            .output()
-            .unwrap();
+        let out = spec_command(
+            "run",
+            &spec,
+            &dir.path().join("cache"),
+            &dir.path().join("out"),
+        )
+        .arg("--summary-json")
+        .arg(&summary)
+        .args(extra)
+        .output()
+        .unwrap();
         (out, summary_counts(&summary))
     };
     let (out, counts) = run_spec(&["--jobs", "1"]);
@@ -738,17 +736,16 @@ fn runs_with_external_schedulers_run_in_parallel() {
         ),
     )
     .unwrap();
-    let out = campaign()
-        .arg("run")
-        .arg(&spec)
-        .arg("--cache")
-        .arg(dir.path().join("cache"))
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .args(["--jobs", "2"])
-        .env("BATSIM_RENDEZVOUS", &meet)
-        .output()
-        .unwrap();
+    let out = spec_command(
+        "run",
+        &spec,
+        &dir.path().join("cache"),
+        &dir.path().join("out"),
+    )
+    .args(["--jobs", "2"])
+    .env("BATSIM_RENDEZVOUS", &meet)
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let endpoints: BTreeSet<String> = std::fs::read_dir(&meet)
         .unwrap()
