@@ -286,7 +286,7 @@ fn sessions(c: &mut Criterion) {
 /// `run`, includes preparing the jobs, the simulation, the checker and the metrics, as
 /// a campaign run does).
 fn shaking(c: &mut Criterion) {
-    use campaign::run::{RunOptions, run};
+    use campaign::run::{Execution, RunDescription};
     use campaign::shake::{
         Attribute, KillClock, Limits, Mode, ShakeConfig, Transform, shake, transform,
     };
@@ -316,24 +316,21 @@ fn shaking(c: &mut Criterion) {
     group.bench_function("transform/badness", |b| {
         b.iter(|| transform(black_box(&sdsc), &badness, 128, 7).unwrap())
     });
-    let options = RunOptions {
-        check: true,
-        ..RunOptions::on(128)
-    };
+    let easy = RunDescription::on(128);
+    let checked = Execution::checked();
     group.measurement_time(Duration::from_secs(8));
     group.bench_function("run/easy", |b| {
-        b.iter(|| run(black_box(&sdsc), &options).unwrap())
+        b.iter(|| easy.simulate_with(black_box(&sdsc), &checked).unwrap())
     });
     // The same run without the invariant checker (`check = false` in a spec).
-    let unchecked = RunOptions {
-        check: false,
-        ..options.clone()
-    };
     group.bench_function("run-unchecked/easy", |b| {
-        b.iter(|| run(black_box(&sdsc), &unchecked).unwrap())
+        b.iter(|| {
+            easy.simulate_with(black_box(&sdsc), &Execution::default())
+                .unwrap()
+        })
     });
     // The invariant checker alone, on the records of that run: its share of a run.
-    let output = run(&sdsc, &options).unwrap().output;
+    let output = easy.simulate_with(&sdsc, &checked).unwrap().result.output;
     group.bench_function("check/easy", |b| {
         b.iter(|| {
             campaign::sched::check(
@@ -358,7 +355,7 @@ fn summaries(c: &mut Criterion) {
     use campaign::metrics::{
         JobSummaries, RunSummary, SchedulingMetrics, SummaryInput, Users, lateness_by_user,
     };
-    use campaign::run::{RunOptions, run};
+    use campaign::run::{Execution, RunDescription};
     for (name, nodes) in [
         ("SDSC-SP2-1998-4.2-cln", 128),
         ("CEA-Curie-2011-2.1-cln", 93_312),
@@ -369,14 +366,12 @@ fn summaries(c: &mut Criterion) {
         group.throughput(Throughput::Elements(w.len() as u64));
         group.sample_size(10);
         group.measurement_time(Duration::from_secs(10));
-        let options = RunOptions {
-            check: true,
-            ..RunOptions::on(nodes)
-        };
+        let easy = RunDescription::on(nodes);
+        let checked = Execution::checked();
         group.bench_function("run/easy", |b| {
-            b.iter(|| run(black_box(&w), &options).unwrap())
+            b.iter(|| easy.simulate_with(black_box(&w), &checked).unwrap())
         });
-        let result = run(&w, &options).unwrap();
+        let result = easy.simulate_with(&w, &checked).unwrap().result;
         let records = &result.output.records;
         let ids: Vec<i64> = w.jobs().iter().map(|j| j.user).collect();
         let users = Users::of(&ids);
@@ -410,7 +405,7 @@ fn summaries(c: &mut Criterion) {
 /// EASY on CTC-SP2 with arrivals scaled to a load from 0.5 to 0.95: the time per run
 /// must stay of the same order as the queue grows (no quadratic pass).
 fn load(c: &mut Criterion) {
-    use campaign::run::{RunOptions, perturb, run};
+    use campaign::run::{Execution, RunDescription, perturb};
     use campaign::shake::{ArrivalScale, Transform};
     let ctc = workload("CTC-SP2-1996-3.1-cln");
     let mut group = c.benchmark_group("load/CTC-SP2/easy");
@@ -435,9 +430,12 @@ fn load(c: &mut Criterion) {
             },
         )
         .unwrap();
-        let options = RunOptions::on(338);
+        let easy = RunDescription::on(338);
         group.bench_function(format!("load-{target}"), |b| {
-            b.iter(|| run(black_box(&scaled), &options).unwrap())
+            b.iter(|| {
+                easy.simulate_with(black_box(&scaled), &Execution::default())
+                    .unwrap()
+            })
         });
     }
     group.finish();

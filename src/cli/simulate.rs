@@ -220,6 +220,7 @@ impl SimulateArgs {
     fn request(&self, registry: &Registry) -> anyhow::Result<RunRequest> {
         let shake = self.shake_config()?;
         Ok(RunRequest {
+            workload: (),
             // A node count is checked by the platform's own rule.
             nodes: self
                 .nodes

@@ -2,7 +2,7 @@
 //! for) → [`RunRequest::resolve`] against the loaded workload → [`RunDescription`],
 //! from which the cache key, the draw seeds and the simulation all derive.
 
-use super::{DrawSeeds, RunError, RunOptions, RunResult, perturb, run};
+use super::{DrawSeeds, RunError, RunResult, perturb, run};
 use crate::platform::PlatformChange;
 use crate::replay::ReplayModel;
 use crate::sched::SchedulerConfig;
@@ -21,21 +21,10 @@ use serde::Serialize;
 /// single semantics version it replaces went up to 5).
 pub const ENGINE_VERSION: u32 = 6;
 
-/// A run as asked for, before its workload is loaded: every choice but the workload.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunRequest {
-    /// Node count of the unchanged platform; `None`: the workload's own.
-    pub nodes: Option<u32>,
-    pub change: PlatformChange,
-    pub scheduler: SchedulerConfig,
-    pub semantics: Semantics,
-    pub replay: ReplayModel,
-    pub transform: Transform,
-    /// `Some` for a shaken run (its `seed` ≥ 1).
-    pub shake: Option<ShakeConfig>,
-    /// 0: the unshaken run.
-    pub seed: u64,
-}
+/// A run as asked for by a spec's variants or the command line, before its workload is
+/// loaded: a [`RunDescription`] without a workload identity, its node count `None` for
+/// the workload's own. [`RunRequest::resolve`] makes it a [`RunDescription`].
+pub type RunRequest = RunDescription<(), Option<u32>>;
 
 impl RunRequest {
     /// The request on `workload`: the node count settled, the parameters checked.
@@ -54,40 +43,137 @@ impl RunRequest {
         if let Some(shake) = &self.shake {
             shake.validate()?;
         }
-        Ok(RunDescription {
-            workload: workload.identity.clone(),
-            nodes,
-            change: self.change,
-            scheduler: self.scheduler.clone(),
-            semantics: self.semantics,
-            replay: self.replay.clone(),
-            transform: self.transform.clone(),
-            shake: self.shake,
-            seed: 0,
-        }
-        .with_seed(self.seed))
+        let seed = self.seed;
+        Ok(self
+            .clone()
+            .on_workload(workload.identity.clone(), nodes)
+            .with_seed(seed))
     }
 }
 
-/// Everything a run's result depends on, resolved. Its canonical encoding (JSON of this
-/// struct with [`ENGINE_VERSION`]: fixed field order; each registered implementation as
-/// its kind, version, provider and parameters with sorted keys; floats in shortest
-/// round-trip form so `2` and `2.0` are one value) is hashed into the cache key.
-/// Variant names, labels, output paths and thread counts are not part of it.
+/// Everything a run's result depends on. One struct in three states, by its type
+/// parameters: [`RunRequest`] (no workload yet, its node count optional), the resolved
+/// run (`RunDescription`, the default parameters: a workload identity and a node count),
+/// and a run of a workload held in memory only (`RunDescription<(), u32>`, made with
+/// [`RunDescription::on`]; its draw seeds are given to
+/// [`RunDescription::simulate_with`]).
+///
+/// The resolved run's canonical encoding (JSON of this struct with [`ENGINE_VERSION`]:
+/// fixed field order; each registered implementation as its kind, version, provider and
+/// parameters with sorted keys; floats in shortest round-trip form so `2` and `2.0` are
+/// one value) is hashed into the cache key. Variant names, labels, output paths, thread
+/// counts, checking and time limits are not part of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunDescription {
-    pub workload: WorkloadIdentity,
+pub struct RunDescription<W = WorkloadIdentity, N = u32> {
+    pub workload: W,
     /// Node count of the unchanged platform.
-    pub nodes: u32,
+    pub nodes: N,
     pub change: PlatformChange,
     pub scheduler: SchedulerConfig,
     pub semantics: Semantics,
     pub replay: ReplayModel,
     pub transform: Transform,
+    /// `Some` for a shaken run (its `seed` ≥ 1).
     pub shake: Option<ShakeConfig>,
     /// The seed number of the run's shaking and of its replay model's draws; 0 (the
-    /// unshaken run) when neither draws.
+    /// unshaken run) when neither draws. A resolved run's draw seeds derive from it and
+    /// its workload identity ([`RunDescription::draw_seeds`]).
     pub seed: u64,
+}
+
+impl<W, N> RunDescription<W, N> {
+    /// The same run on another workload and node count (the one place that lists the
+    /// fields a run carries from one state to the next).
+    fn on_workload<V, M>(self, workload: V, nodes: M) -> RunDescription<V, M> {
+        let RunDescription {
+            workload: _,
+            nodes: _,
+            change,
+            scheduler,
+            semantics,
+            replay,
+            transform,
+            shake,
+            seed,
+        } = self;
+        RunDescription {
+            workload,
+            nodes,
+            change,
+            scheduler,
+            semantics,
+            replay,
+            transform,
+            shake,
+            seed,
+        }
+    }
+}
+
+impl RunDescription<(), u32> {
+    /// A run of a workload held in memory, on `nodes` nodes: no platform change, the
+    /// default scheduler, semantics and replay model, no transform, unshaken.
+    pub fn on(nodes: u32) -> RunDescription<(), u32> {
+        RunDescription {
+            workload: (),
+            nodes,
+            change: PlatformChange::NONE,
+            scheduler: SchedulerConfig::default(),
+            semantics: Semantics::default(),
+            replay: ReplayModel::default(),
+            transform: Transform::default(),
+            shake: None,
+            seed: 0,
+        }
+    }
+}
+
+/// How a simulation is carried out, not what it computes (so not part of a run's
+/// identity): the seeds of its draws, whether the invariant checker runs, a wall-clock
+/// limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Execution {
+    pub seeds: DrawSeeds,
+    /// Run the invariant checker on the records.
+    pub check: bool,
+    /// Give up with [`crate::sim::SimError::TimedOut`] after this much wall-clock time.
+    pub time_limit: Option<std::time::Duration>,
+}
+
+impl Execution {
+    /// Draw seeds 0, the checker on, no time limit.
+    pub fn checked() -> Execution {
+        Execution {
+            check: true,
+            ..Execution::default()
+        }
+    }
+}
+
+impl<W> RunDescription<W, u32> {
+    /// Transforms and shakes `workload` (the transform's and shaking's draws from
+    /// `execution.seeds`) and simulates it.
+    pub fn simulate_with<'a>(
+        &self,
+        workload: &'a Workload,
+        execution: &Execution,
+    ) -> Result<Simulation<'a>, RunError> {
+        let (workload, shaken) = perturb(
+            workload,
+            &self.transform,
+            self.shake.as_ref(),
+            self.nodes,
+            self.change,
+            self.semantics,
+            execution.seeds,
+        )?;
+        let result = run(&workload, self, execution)?;
+        Ok(Simulation {
+            workload,
+            result,
+            shaken,
+        })
+    }
 }
 
 /// The keys of one run under many seed numbers (planning a seed sweep): the
@@ -218,39 +304,22 @@ impl RunDescription {
     }
 
     /// Transforms and shakes `workload` (the workload this description was resolved
-    /// on) and simulates it; checks the schedule's invariants if `check`.
+    /// on) with the run's own draw seeds and simulates it; checks the schedule's
+    /// invariants if `check`.
     pub fn simulate<'a>(
         &self,
         workload: &'a Workload,
         check: bool,
         time_limit: Option<std::time::Duration>,
     ) -> Result<Simulation<'a>, RunError> {
-        let seeds = self.draw_seeds();
-        let (workload, shaken) = perturb(
+        self.simulate_with(
             workload,
-            &self.transform,
-            self.shake.as_ref(),
-            self.nodes,
-            self.change,
-            self.semantics,
-            seeds,
-        )?;
-        let options = RunOptions {
-            nodes: self.nodes,
-            change: self.change,
-            scheduler: self.scheduler.clone(),
-            semantics: self.semantics,
-            replay: self.replay.clone(),
-            replay_seed: seeds.replay,
-            check,
-            time_limit,
-        };
-        let result = run(&workload, &options)?;
-        Ok(Simulation {
-            workload,
-            result,
-            shaken,
-        })
+            &Execution {
+                seeds: self.draw_seeds(),
+                check,
+                time_limit,
+            },
+        )
     }
 }
 

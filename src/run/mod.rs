@@ -1,66 +1,33 @@
 //! One simulation run, end to end: workload → transform and shaking → platform →
 //! simulator + scheduler + replay → records → metrics.
 //!
-//! A run is described once, resolved, by a [`RunDescription`] (built from a
-//! [`RunRequest`] and the loaded workload by [`RunRequest::resolve`]): the campaign
-//! runner and `campaign simulate` build it through the same code, its canonical encoding
-//! is the cache key, and [`RunDescription::simulate`] runs it. [`run`] simulates an
-//! already transformed workload under [`RunOptions`]; [`RunResult`] is everything
-//! produced.
+//! A run is described once by a [`RunDescription`]: asked for as a [`RunRequest`] (the
+//! same struct without its workload), resolved on the loaded workload by
+//! [`RunRequest::resolve`] (the campaign runner and `campaign simulate` through the same
+//! code); its canonical encoding is the cache key, and [`RunDescription::simulate`] runs
+//! it. A library caller with a workload in memory describes the run with
+//! [`RunDescription::on`] and runs it with [`RunDescription::simulate_with`].
+//! [`RunResult`] is everything produced.
 
 mod description;
 
-pub use description::{ENGINE_VERSION, RunDescription, RunRequest, SeedKeys, Simulation};
+pub use description::{
+    ENGINE_VERSION, Execution, RunDescription, RunRequest, SeedKeys, Simulation,
+};
 
 use crate::metrics::{
     JobSummaries, Lateness, RunSummary, SchedulingMetrics, SummaryInput, UserLateness, Users,
     late_share, lateness, lateness_by_user,
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
-use crate::replay::{ReplayError, ReplayModel};
-use crate::sched::{SchedulerConfig, Violation, check};
+use crate::replay::ReplayError;
+use crate::sched::{Violation, check};
 use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
 use crate::sim::{
     MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
 };
 use crate::workload::Workload;
 use std::borrow::Cow;
-
-/// How to simulate a workload (after its transforms and shaking): platform, scheduler,
-/// semantics, replay model. Built from a [`RunDescription`] by
-/// [`RunDescription::simulate`]; tests build it directly.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunOptions {
-    /// Node count of the unchanged platform.
-    pub nodes: u32,
-    pub change: PlatformChange,
-    pub scheduler: SchedulerConfig,
-    pub semantics: Semantics,
-    pub replay: ReplayModel,
-    /// The seed of the replay model's draws (if it draws).
-    pub replay_seed: u64,
-    /// Run the invariant checker on the records.
-    pub check: bool,
-    /// Give up after this much wall-clock time (not part of the run's identity).
-    pub time_limit: Option<std::time::Duration>,
-}
-
-impl RunOptions {
-    /// `nodes` nodes, no platform change, the default scheduler, semantics and replay
-    /// model, no check, no time limit.
-    pub fn on(nodes: u32) -> RunOptions {
-        RunOptions {
-            nodes,
-            change: PlatformChange::NONE,
-            scheduler: SchedulerConfig::default(),
-            semantics: Semantics::default(),
-            replay: ReplayModel::default(),
-            replay_seed: 0,
-            check: false,
-            time_limit: None,
-        }
-    }
-}
 
 /// What a run produced.
 #[derive(Clone, Debug)]
@@ -117,7 +84,7 @@ impl From<SimError> for RunError {
 /// transformed workload of the unshaken run (the same badness draws for every shake
 /// seed), and so that a stochastic replay model draws the same for every scheduler,
 /// platform and shaking of a given seed number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DrawSeeds {
     pub transform: u64,
     pub shake: u64,
@@ -151,8 +118,12 @@ pub fn perturb<'a>(
     }
 }
 
-/// Simulates `workload` under `options`.
-pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunError> {
+/// Simulates `workload` (already transformed and shaken) as `run` says.
+fn run<W>(
+    workload: &Workload,
+    options: &RunDescription<W, u32>,
+    execution: &Execution,
+) -> Result<RunResult, RunError> {
     if workload.len() > MAX_JOBS {
         return Err(RunError::TooManyJobs);
     }
@@ -177,7 +148,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     // Resolved once: the replay model's day and week cycles and the summaries share it.
     let calendar = crate::workload::Calendar::of(&workload.header);
     let context = crate::replay::ReplayContext {
-        seed: options.replay_seed,
+        seed: execution.seeds.replay,
         calendar: &calendar,
     };
     let mut replay = options.replay.submitter(workload, context)?;
@@ -186,7 +157,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
         platform.nodes,
         scheduler.as_mut(),
         replay.as_mut(),
-        options.time_limit,
+        execution.time_limit,
     )?;
     let (metrics, per_job) = JobSummaries::with_metrics(&output.records, platform.nodes);
     // Numbered once: lateness and the summaries gather per user.
@@ -195,7 +166,7 @@ pub fn run(workload: &Workload, options: &RunOptions) -> Result<RunResult, RunEr
     let recorded: Vec<_> = workload.jobs().iter().map(|j| j.submit).collect();
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
     let user_lateness = lateness_by_user(&users, &recorded, &replayed);
-    let violations = options.check.then(|| {
+    let violations = execution.check.then(|| {
         check(
             &output.records,
             &output.events,

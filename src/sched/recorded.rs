@@ -35,7 +35,7 @@ impl super::SchedulerSetup for RecordedConfig {
 /// ignoring node capacity: the schedule the real system produced. Under rigid replay on
 /// the unchanged platform it reproduces the recorded log (the "recorded log" row of the
 /// 2024 paper's Table 1); under feedback replay it is the identity check of the replay
-/// model. A job without a recorded wait starts at once; [`crate::run::run`] refuses such
+/// model. A job without a recorded wait starts at once; a run ([`crate::run::RunDescription`]) refuses such
 /// workloads with this scheduler, so that never happens silently.
 #[derive(Debug, Default)]
 pub struct Recorded {

@@ -25,12 +25,12 @@
 use campaign::campaign::grid::{MAX_RUNS, expand};
 use campaign::campaign::spec::parse;
 use campaign::platform::PlatformChange;
-use campaign::run::{RunOptions, run};
+use campaign::run::{Execution, RunDescription, RunResult};
 use campaign::sched::SchedulerConfig;
 use campaign::sim::{Semantics, WalltimePolicy};
 use campaign::swf::{ParseOptions, parse_bytes};
 use campaign::time::Time;
-use campaign::workload::CleaningPolicy;
+use campaign::workload::{CleaningPolicy, Workload};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::path::Path;
@@ -190,24 +190,34 @@ fn settings() -> Vec<(SchedulerConfig, WalltimePolicy, PlatformChange)> {
     out
 }
 
-/// One setting on `nodes` nodes, with the checker and a time limit of 0.25 s.
+/// One setting on `nodes` nodes.
 fn options(
     scheduler: &SchedulerConfig,
     walltime: WalltimePolicy,
     change: PlatformChange,
     nodes: u32,
-) -> RunOptions {
-    RunOptions {
+) -> RunDescription<(), u32> {
+    RunDescription {
         change,
         scheduler: scheduler.clone(),
         semantics: Semantics {
             walltime,
             ..Semantics::default()
         },
-        check: true,
-        time_limit: Some(std::time::Duration::from_millis(250)),
-        ..RunOptions::on(nodes)
+        ..RunDescription::on(nodes)
     }
+}
+
+/// The run with the checker and a time limit of 0.25 s.
+fn run(
+    workload: &Workload,
+    run: &RunDescription<(), u32>,
+) -> Result<RunResult, campaign::run::RunError> {
+    let execution = Execution {
+        time_limit: Some(std::time::Duration::from_millis(250)),
+        ..Execution::checked()
+    };
+    Ok(run.simulate_with(workload, &execution)?.result)
 }
 
 proptest! {

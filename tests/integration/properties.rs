@@ -12,7 +12,7 @@
 //! keeping becomes an explicit test below.
 
 use campaign::platform::PlatformChange;
-use campaign::run::{RunOptions, RunResult, run};
+use campaign::run::{Execution, RunDescription, RunResult};
 use campaign::sched::SchedulerConfig;
 use campaign::sim::{JobState, Semantics, WalltimePolicy, WalltimeScaling};
 use campaign::swf::{ParseOptions, SwfHeader, SwfRecord, SwfTrace, parse_bytes, write_swf};
@@ -156,19 +156,22 @@ fn simulate(
     walltime_scaling: WalltimeScaling,
     speed: f64,
 ) -> RunResult {
-    let options = RunOptions {
+    let run = RunDescription {
         change: PlatformChange::new(speed, 1.0).unwrap(),
         scheduler: scheduler.clone(),
         semantics: Semantics {
             walltime,
             walltime_scaling,
         },
-        check: true,
-        ..RunOptions::on(nodes)
+        ..RunDescription::on(nodes)
     };
-    run(w, &options).unwrap_or_else(|e| {
-        panic!("{scheduler}, walltime {walltime}, scaling {walltime_scaling}, speed {speed}: {e}")
-    })
+    run.simulate_with(w, &Execution::checked())
+        .unwrap_or_else(|e| {
+            panic!(
+                "{scheduler}, walltime {walltime}, scaling {walltime_scaling}, speed {speed}: {e}"
+            )
+        })
+        .result
 }
 
 /// Every combination of scheduler, walltime policy, walltime scaling and speed.

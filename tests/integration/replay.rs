@@ -18,7 +18,7 @@
 use crate::common::trace_path;
 use campaign::platform::Platform;
 use campaign::replay::{Delimitation, Delimiter, Dependencies, ReplayModel, SessionGraph};
-use campaign::run::{RunOptions, run};
+use campaign::run::{Execution, RunDescription, RunError, RunResult};
 use campaign::sched::SchedulerConfig;
 use campaign::sim::{JobIdx, JobState, Semantics, Submitter, WalltimePolicy, prepare, simulate};
 use campaign::swf::{ParseOptions, SwfHeader, read_path};
@@ -27,6 +27,11 @@ use campaign::workload::{CleaningPolicy, Job, Workload};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::collections::BTreeMap;
+
+/// Simulates `w` as `run` says, with the invariant checker.
+fn run(w: &Workload, run: &RunDescription<(), u32>) -> Result<RunResult, RunError> {
+    Ok(run.simulate_with(w, &Execution::checked())?.result)
+}
 
 // ---------------------------------------------------------------------------------------
 // The naive model
@@ -232,14 +237,14 @@ fn library_submits(
     walltime: WalltimePolicy,
     replay: ReplayModel,
 ) -> Vec<Time> {
-    let options = RunOptions {
+    let options = RunDescription {
         scheduler,
         semantics: Semantics {
             walltime,
             ..Semantics::default()
         },
         replay,
-        ..RunOptions::on(nodes)
+        ..RunDescription::on(nodes)
     };
     let result = run(workload, &options).expect("library replay runs");
     result.output.records.iter().map(|r| r.submit).collect()
@@ -440,11 +445,10 @@ proptest! {
         let w = workload(&specs);
         let deps = if all { Dependencies::All } else { Dependencies::Reduced };
         let sched = SchedulerConfig::defaults()[sched].clone();
-        let options = RunOptions {
+        let options = RunDescription {
             scheduler: sched.clone(),
             replay: feedback(d, deps),
-            check: true,
-            ..RunOptions::on(3)
+            ..RunDescription::on(3)
         };
         let result = run(&w, &options).expect("runs");
         let records = &result.output.records;
@@ -520,14 +524,13 @@ fn recorded_scheduler_reproduces_the_recorded_log_metrics() {
     // as the recorded-log row computed straight from the trace.
     for name in REAL {
         let (w, nodes) = real(name);
-        let options = RunOptions {
+        let options = RunDescription {
             scheduler: sched("recorded"),
             semantics: Semantics {
                 walltime: WalltimePolicy::Run,
                 ..Semantics::default()
             },
-            check: true,
-            ..RunOptions::on(nodes)
+            ..RunDescription::on(nodes)
         };
         let result = run(&w, &options).expect("runs");
         let (recorded, missing) = campaign::metrics::recorded_metrics(&w, nodes);
@@ -556,11 +559,10 @@ fn a_session_released_within_an_instant_queues_after_that_instants_jobs() {
         (3, 0, 0, 10, 2),
     ]);
     for (scheduler, start) in [(sched("fcfs"), 110), (sched("easy"), 0)] {
-        let options = RunOptions {
+        let options = RunDescription {
             scheduler: scheduler.clone(),
             replay: ReplayModel::arrival(0),
-            check: true,
-            ..RunOptions::on(2)
+            ..RunDescription::on(2)
         };
         let result = run(&w, &options).expect("runs");
         assert_eq!(result.violations.as_deref(), Some(&[][..]), "{scheduler}");

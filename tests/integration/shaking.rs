@@ -5,7 +5,7 @@
 
 use crate::common::{campaign, trace_path};
 use campaign::platform::PlatformChange;
-use campaign::run::{DrawSeeds, RunOptions, perturb, run};
+use campaign::run::{DrawSeeds, Execution, RunDescription, perturb};
 use campaign::shake::{
     ArrivalScale, Attribute, JobEdit, KillClock, Limits, Mode, ShakeConfig, Transform,
     offered_load, shake,
@@ -156,14 +156,18 @@ fn runtime_shaking_respects_the_walltime_policy() {
 
 fn simulate(w: &Workload, walltime: WalltimePolicy) -> f64 {
     let nodes = w.recorded_platform_size().expect("the header's node count");
-    let options = RunOptions {
+    let run = RunDescription {
         semantics: Semantics {
             walltime,
             ..Semantics::default()
         },
-        ..RunOptions::on(nodes)
+        ..RunDescription::on(nodes)
     };
-    run(w, &options).unwrap().metrics.bounded_slowdown_mean
+    run.simulate_with(w, &Execution::default())
+        .unwrap()
+        .result
+        .metrics
+        .bounded_slowdown_mean
 }
 
 /// The butterfly edit: SDSC-SP2 job 64,241 requested 64,800 s and ran 64,830 s.

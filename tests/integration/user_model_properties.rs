@@ -46,7 +46,7 @@
 
 use crate::common::trace_dir;
 use campaign::replay::{BatchGraph, DistributionConfig, ReplayModel, Worker};
-use campaign::run::{RunOptions, run};
+use campaign::run::{DrawSeeds, Execution, RunDescription};
 use campaign::sim::{JobRecord, Semantics, WalltimePolicy};
 use campaign::swf::SwfHeader;
 use campaign::time::Time;
@@ -555,14 +555,19 @@ fn fluid_recorded() -> ReplayModel {
 /// `--walltime run`, checking that nothing queued.
 fn fcfs_infinite(w: &Workload, model: &ReplayModel) -> Vec<i64> {
     let nodes: u64 = w.jobs().iter().map(|j| u64::from(j.size)).sum::<u64>() + 1;
-    let mut options = RunOptions::on(u32::try_from(nodes).unwrap());
+    let mut options = RunDescription::on(u32::try_from(nodes).unwrap());
     options.scheduler = "fcfs".parse().unwrap();
     options.semantics = Semantics {
         walltime: WalltimePolicy::Run,
         ..Semantics::default()
     };
     options.replay = model.clone();
-    let records = run(w, &options).unwrap().output.records;
+    let records = options
+        .simulate_with(w, &Execution::default())
+        .unwrap()
+        .result
+        .output
+        .records;
     for (j, rec) in w.jobs().iter().zip(&records) {
         assert_eq!(rec.id, j.id);
         assert_eq!(rec.start, Some(rec.submit), "job {} queued", j.id);
@@ -609,12 +614,20 @@ impl Kind {
 }
 
 fn easy(w: &Workload, nodes: u32, model: &ReplayModel, seed: u64) -> Vec<JobRecord> {
-    let mut options = RunOptions::on(nodes);
+    let mut options = RunDescription::on(nodes);
     options.scheduler = "easy".parse().unwrap();
     options.replay = model.clone();
-    options.replay_seed = seed;
-    run(w, &options)
+    let execution = Execution {
+        seeds: DrawSeeds {
+            replay: seed,
+            ..DrawSeeds::default()
+        },
+        ..Execution::default()
+    };
+    options
+        .simulate_with(w, &execution)
         .unwrap_or_else(|e| panic!("{model}, seed {seed}: {e}"))
+        .result
         .output
         .records
 }

@@ -181,7 +181,7 @@ fn fluid_model_with_recorded_delays_by_hand() {
 /// each simulated submit equals the trace's SWF submit field.
 #[test]
 fn adjusted_and_fluid_replay_the_recorded_schedule_exactly_on_every_trace() {
-    use campaign::run::{RunOptions, run};
+    use campaign::run::{Execution, RunDescription};
     use campaign::sim::{Semantics, WalltimePolicy};
     use campaign::workload::{CleaningPolicy, TraceLocator, TraceSource, WaitPolicy};
     let models: [campaign::replay::ReplayModel; 2] = [
@@ -204,14 +204,17 @@ fn adjusted_and_fluid_replay_the_recorded_schedule_exactly_on_every_trace() {
         let loaded = campaign::workload::SourceSetup::load(&source, &locator).unwrap();
         let w = &loaded.workload;
         for model in &models {
-            let mut options = RunOptions::on(loaded.recorded_nodes.unwrap());
+            let mut options = RunDescription::on(loaded.recorded_nodes.unwrap());
             options.scheduler = "recorded".parse().unwrap();
             options.semantics = Semantics {
                 walltime: WalltimePolicy::Run,
                 ..Semantics::default()
             };
             options.replay = model.clone();
-            let result = run(w, &options).unwrap();
+            let result = options
+                .simulate_with(w, &Execution::default())
+                .unwrap()
+                .result;
             let moved = w
                 .jobs()
                 .iter()
@@ -398,17 +401,23 @@ fn late_share(
     replay: &str,
     seed: u64,
 ) -> f64 {
-    use campaign::run::{RunOptions, run};
+    use campaign::run::{DrawSeeds, Execution, RunDescription};
     use campaign::sim::{Semantics, WalltimePolicy};
-    let mut options = RunOptions::on(nodes);
+    let mut options = RunDescription::on(nodes);
     options.scheduler = scheduler.parse().unwrap();
     options.semantics = Semantics {
         walltime: WalltimePolicy::Run,
         ..Semantics::default()
     };
     options.replay = replay.parse().unwrap();
-    options.replay_seed = seed;
-    let result = run(w, &options).unwrap();
+    let execution = Execution {
+        seeds: DrawSeeds {
+            replay: seed,
+            ..DrawSeeds::default()
+        },
+        ..Execution::default()
+    };
+    let result = options.simulate_with(w, &execution).unwrap().result;
     // The metric against its definition: submits after the last recorded one.
     let last = w.jobs().iter().map(|j| j.submit).max().unwrap();
     let late = result

@@ -175,6 +175,7 @@ impl Spec {
     pub fn request(&self, run: &crate::campaign::GridRun) -> RunRequest {
         let c = &run.choices;
         RunRequest {
+            workload: (),
             nodes: self.workloads[c[Axis::Workload]].1.nodes,
             change: self.platforms[c[Axis::Platform]].1,
             scheduler: self.schedulers[c[Axis::Scheduler]].1.clone(),
