@@ -20,7 +20,7 @@ use crate::campaign::columns::MetricRow;
 /// The position of a run's seed in its variant's seed list (shake seeds, or a model's
 /// replications); `None` for a run without seeds or the unshaken baseline (seed 0),
 /// which every round keeps.
-pub fn seed_rank(spec: &Spec, run: &GridRun) -> Option<usize> {
+pub(crate) fn seed_rank(spec: &Spec, run: &GridRun) -> Option<usize> {
     let shake = &spec.shakes[run.choices[Axis::Shake]].1.seeds;
     let workload = &spec.workloads[run.choices[Axis::Workload]].1.seeds;
     let list = if !shake.is_empty() { shake } else { workload };
@@ -31,7 +31,7 @@ pub fn seed_rank(spec: &Spec, run: &GridRun) -> Option<usize> {
 }
 
 /// The most seeds any variant lists: the rule's maximum.
-pub fn max_seeds(spec: &Spec) -> usize {
+pub(crate) fn max_seeds(spec: &Spec) -> usize {
     let shakes = spec.shakes.iter().map(|(_, s)| s.seeds.len());
     let workloads = spec.workloads.iter().map(|(_, w)| w.seeds.len());
     shakes.chain(workloads).max().unwrap_or(0)
@@ -40,7 +40,7 @@ pub fn max_seeds(spec: &Spec) -> usize {
 /// The row of all comparisons whose interval is widest relative to its baseline's
 /// mean, among the rows with pairs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Worst {
+pub(crate) struct Worst {
     pub compare: String,
     pub row: Box<ContrastRow>,
 }
@@ -48,13 +48,13 @@ pub struct Worst {
 impl Worst {
     /// Its relative half-width (+∞ where undefined: fewer than two pairs, or nothing to
     /// scale by).
-    pub fn half_width(&self) -> f64 {
+    pub(crate) fn half_width(&self) -> f64 {
         let h = self.row.summary.half_width_rel;
         if h.is_nan() { f64::INFINITY } else { h }
     }
 
     /// `compare NAME: VARIANT − BASELINE on METRIC [group]`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let group: Vec<String> = self
             .row
             .group
@@ -77,7 +77,7 @@ impl Worst {
 
 /// What one round found.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Round {
+pub(crate) enum Round {
     /// Every run of the round has an outcome; the widest row (`None`: no row has pairs).
     Done(Option<Worst>),
     /// Some run of the round has no outcome (interrupted, or not in the cache).
@@ -86,7 +86,7 @@ pub enum Round {
 
 /// Why the seeds stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// Every compared metric's relative half-width is at most the target.
     Precise,
     /// The spec's seeds ran out first.
@@ -97,14 +97,14 @@ pub enum Stop {
 
 /// One round's seeds and widest row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RoundLog {
+pub(crate) struct RoundLog {
     pub seeds: usize,
     pub worst: Option<Worst>,
 }
 
 /// The decision: how many seeds, why, and each round.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub seeds: usize,
     pub stop: Stop,
     pub rounds: Vec<RoundLog>,
@@ -112,7 +112,7 @@ pub struct Decision {
 
 impl Decision {
     /// What to tell the user: one line per round and the reason for stopping.
-    pub fn describe(&self, target: f64) -> String {
+    pub(crate) fn describe(&self, target: f64) -> String {
         let mut out = String::new();
         for r in &self.rounds {
             let widest = r.worst.as_ref().map_or("no pairs yet".to_string(), |w| {
@@ -156,7 +156,7 @@ fn percent(x: f64) -> String {
 /// The rule: rounds of `start`, `start + batch`, … seeds (at most `max`), each
 /// evaluated by `round`, until the widest row is within the target, the seeds run out,
 /// or a round is incomplete. A round without any pair is not precise.
-pub fn decide(a: &Adaptive, max: usize, mut round: impl FnMut(usize) -> Round) -> Decision {
+pub(crate) fn decide(a: &Adaptive, max: usize, mut round: impl FnMut(usize) -> Round) -> Decision {
     let mut seeds = a.start.min(max);
     let mut rounds = Vec::new();
     loop {
@@ -242,7 +242,7 @@ fn widest(
 }
 
 /// Which planned runs a decision keeps: those within its seeds.
-pub fn kept(spec: &Spec, planned: &[PlannedRun], seeds: usize) -> Vec<bool> {
+pub(crate) fn kept(spec: &Spec, planned: &[PlannedRun], seeds: usize) -> Vec<bool> {
     planned
         .iter()
         .map(|p| seed_rank(spec, &p.run).is_none_or(|r| r < seeds))
@@ -254,7 +254,7 @@ pub fn kept(spec: &Spec, planned: &[PlannedRun], seeds: usize) -> Vec<bool> {
 /// decision and every planned run's outcome (`None`: not computed). Runs `selected`
 /// leaves out have no values here (their comparisons' rows have no pairs and do not
 /// count).
-pub fn run<E>(
+pub(crate) fn run<E>(
     spec: &Spec,
     a: &Adaptive,
     planned: &[PlannedRun],
@@ -294,7 +294,7 @@ pub fn run<E>(
 /// `campaign report` with `[adaptive]`: the decision `campaign run` made, replayed on
 /// the cached outcomes (`None`: not in the cache). A round with a run missing from the
 /// cache ends the replay there.
-pub fn settle(
+pub(crate) fn settle(
     spec: &Spec,
     a: &Adaptive,
     planned: &[PlannedRun],
@@ -317,7 +317,7 @@ pub fn settle(
 /// of them, or those within the seeds `[adaptive]` decided on), whether each was
 /// selected, its outcome (`None`: not computed), and what the adaptive rule did.
 #[derive(Debug)]
-pub struct Executed {
+pub(crate) struct Executed {
     pub planned: Vec<PlannedRun>,
     pub selected: Vec<bool>,
     pub outcomes: Vec<Option<Outcome>>,
@@ -346,7 +346,7 @@ fn retain(
 /// Computes the selected runs with `execute` (the runner): all at once, or with
 /// `[adaptive]` in rounds of seeds ([`run`]), keeping only the runs within the seeds
 /// decided on.
-pub fn execute_selected<E>(
+pub(crate) fn execute_selected<E>(
     spec: &Spec,
     planned: Vec<PlannedRun>,
     selected: Vec<bool>,
@@ -384,7 +384,7 @@ pub fn execute_selected<E>(
 
 /// `campaign report`: the planned runs and cached outcomes within the seeds
 /// `[adaptive]` decided on ([`settle`]), and what it decided; everything without it.
-pub fn restrict(
+pub(crate) fn restrict(
     spec: &Spec,
     planned: Vec<PlannedRun>,
     outcomes: Vec<Option<Outcome>>,

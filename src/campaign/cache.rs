@@ -48,7 +48,7 @@ pub struct RunRecord {
 /// A trace as last read: what its runs' keys need besides the spec.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TraceMemo {
+pub(crate) struct TraceMemo {
     /// The trace as the spec names it (an archive name or a path).
     pub trace: String,
     /// blake3 (hex) of its decompressed content.
@@ -102,7 +102,7 @@ impl Cache {
 
     /// Checks that entries can be written: the directory exists (or can be made) and a
     /// file can be created in it.
-    pub fn check_writable(&self) -> std::io::Result<()> {
+    pub(crate) fn check_writable(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         tempfile::tempfile_in(&self.dir).map(drop)
     }
@@ -115,7 +115,7 @@ impl Cache {
     /// [`Cache::contains`] of each of `keys`. Many keys are looked up by listing each
     /// key prefix's directory once (a million lookups of an empty or full cache
     /// cost a directory walk, not a million `stat`s).
-    pub fn contains_each(&self, keys: &[&str]) -> Vec<bool> {
+    pub(crate) fn contains_each(&self, keys: &[&str]) -> Vec<bool> {
         if keys.len() < 4096 {
             return keys.iter().map(|k| self.contains(k)).collect();
         }
@@ -220,7 +220,7 @@ impl Cache {
 
     /// [`Cache::check`] of each of `keys` (existence found by listing directories when
     /// there are many; the headers of the present entries read in parallel).
-    pub fn check_each(&self, keys: &[&str]) -> Vec<Lookup> {
+    pub(crate) fn check_each(&self, keys: &[&str]) -> Vec<Lookup> {
         use rayon::prelude::*;
         // Anything under an entry's name, whatever its type, is looked at.
         let present = self.listed_each(keys, |_| true);
@@ -260,7 +260,7 @@ impl Cache {
     }
 
     /// Records why the run of `key` failed (this engine version).
-    pub fn put_failure(&self, key: &str, error: &str) -> Result<(), CacheError> {
+    pub(crate) fn put_failure(&self, key: &str, error: &str) -> Result<(), CacheError> {
         let record = FailureRecord {
             key: key.to_string(),
             engine_version: ENGINE_VERSION,
@@ -279,7 +279,7 @@ impl Cache {
     }
 
     /// Forgets a failure of `key` (its run has a result now).
-    pub fn forget_failure(&self, key: &str) {
+    pub(crate) fn forget_failure(&self, key: &str) {
         let _ = std::fs::remove_file(self.failure_path(key));
     }
 
@@ -288,7 +288,7 @@ impl Cache {
     /// within seconds, so an old one belongs to no one (on a shared file system,
     /// whatever host wrote it). Returns how many were removed; what cannot be read or
     /// removed is left as it is.
-    pub fn sweep_stale(&self, age: std::time::Duration) -> usize {
+    pub(crate) fn sweep_stale(&self, age: std::time::Duration) -> usize {
         let Ok(dirs) = std::fs::read_dir(&self.dir) else {
             return 0;
         };
@@ -394,12 +394,12 @@ impl Cache {
     }
 
     /// Remembers what a trace was when read (overwriting what was remembered).
-    pub fn remember_trace(&self, memo: &TraceMemo) -> Result<(), CacheError> {
+    pub(crate) fn remember_trace(&self, memo: &TraceMemo) -> Result<(), CacheError> {
         write_atomically(&self.memo_path(&memo.trace), memo)
     }
 
     /// What `trace` was when last read, if remembered (and readable).
-    pub fn recall_trace(&self, trace: &str) -> Option<TraceMemo> {
+    pub(crate) fn recall_trace(&self, trace: &str) -> Option<TraceMemo> {
         let bytes = crate::regular::read(&self.memo_path(trace), MAX_SMALL_BYTES).ok()?;
         serde_json::from_slice::<TraceMemo>(&bytes)
             .ok()

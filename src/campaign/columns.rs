@@ -103,13 +103,13 @@ pub fn direction(name: &str) -> Option<crate::metrics::paired::Direction> {
 }
 
 /// Whether `name` is a metric column.
-pub fn is_metric(name: &str) -> bool {
+pub(crate) fn is_metric(name: &str) -> bool {
     METRICS.iter().any(|(n, _)| *n == name)
 }
 
 /// The metrics that count (jobs, nodes, violations): integers in runs.parquet, in
 /// JSON and in the LaTeX tables.
-pub const COUNT_METRICS: [&str; 6] = [
+pub(crate) const COUNT_METRICS: [&str; 6] = [
     "jobs",
     "completed",
     "killed",
@@ -120,7 +120,7 @@ pub const COUNT_METRICS: [&str; 6] = [
 
 /// The metrics a schedule alone gives (no replay, no checker, no platform): what
 /// `trace info` reports of a trace's recorded log, in [`METRICS`] order.
-pub const SCHEDULING_METRICS: [&str; 18] = [
+pub(crate) const SCHEDULING_METRICS: [&str; 18] = [
     "makespan_d",
     "wait_mean_d",
     "wait_median_d",
@@ -155,7 +155,7 @@ impl MetricRow {
 
     /// The metrics of a run from its parts (NaN where undefined; `violations`: `None`
     /// when the checker did not run).
-    pub fn from_parts(
+    pub(crate) fn from_parts(
         m: &crate::metrics::SchedulingMetrics,
         l: &crate::metrics::Lateness,
         late_share: Option<f64>,

@@ -53,7 +53,7 @@ pub struct ContrastRow {
 
 /// The group columns of a comparison's rows: `study` (when the spec has studies and the
 /// comparison names none), then each group axis.
-pub fn group_columns(spec: &Spec, c: &CompareSpec) -> Vec<String> {
+pub(crate) fn group_columns(spec: &Spec, c: &CompareSpec) -> Vec<String> {
     let study = c.study.is_none() && spec.grids.iter().any(|g| g.study.is_some());
     study
         .then(|| "study".to_string())

@@ -258,7 +258,7 @@ impl<'a> RunSummary<'a> {
 /// What the campaign is: its grids, workloads and notes. With `errors_below`, a
 /// workload that cannot load shows the first line of its error (the caller prints the
 /// whole of it once with the failed runs).
-pub fn describe(
+pub(crate) fn describe(
     spec: &Spec,
     grid: &Grid,
     workloads: &LoadedWorkloads,
@@ -366,7 +366,7 @@ pub fn describe(
 }
 
 /// The labels beyond the summary's columns, where set: study, transform, shake and seed.
-pub fn more_labels(l: &Labels) -> String {
+pub(crate) fn more_labels(l: &Labels) -> String {
     let default = super::spec::DEFAULT_VARIANT;
     let mut parts: Vec<String> = Vec::new();
     if let Some(s) = &l.study {
@@ -387,7 +387,7 @@ pub fn more_labels(l: &Labels) -> String {
 
 /// One line per run: labels and the main metrics (makespan, waits and mean lateness
 /// in days).
-pub fn run_lines(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> String {
+pub(crate) fn run_lines(planned: &[PlannedRun], outcomes: &[Option<Outcome>]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -5,17 +5,17 @@
 //! pairs runs for the spec's comparisons, [`adaptive`] adds seeds until they are
 //! precise.
 
-pub mod adaptive;
+pub(crate) mod adaptive;
 pub mod cache;
 pub mod columns;
 pub mod compare;
 pub mod grid;
 pub mod listing;
-pub mod prepare;
+pub(crate) mod prepare;
 pub mod runner;
-pub mod shard;
+pub(crate) mod shard;
 pub mod spec;
-pub mod status;
+pub(crate) mod status;
 
 pub use grid::{Grid, GridRun, expand};
 pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 /// The largest spec read: far beyond any written by hand (sweeps make large grids
 /// from short specs).
-pub const MAX_SPEC_BYTES: u64 = 4 << 20;
+pub(crate) const MAX_SPEC_BYTES: u64 = 4 << 20;
 
 /// Reads, parses and validates the spec at `path` (its implementations read from
 /// `registry`), and expands its grid.

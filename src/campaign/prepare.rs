@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// Where a campaign's inputs are: the spec, and where to look for traces.
 #[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     pub spec: &'a Path,
     /// A trace directory searched first (`--trace-dir`).
     pub trace_dir: Option<&'a Path>,
@@ -23,7 +23,7 @@ pub struct Inputs<'a> {
 
 /// A spec with its grid, loaded workloads and planned runs.
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     pub spec: Spec,
     pub grid: Grid,
     pub workloads: LoadedWorkloads,
@@ -32,7 +32,7 @@ pub struct Prepared {
 
 /// Why a campaign cannot be prepared.
 #[derive(Debug, thiserror::Error)]
-pub enum PrepareError {
+pub(crate) enum PrepareError {
     #[error(transparent)]
     Spec(#[from] SpecError),
     #[error("workload {workload}: {source}")]
@@ -48,7 +48,7 @@ pub enum PrepareError {
 /// loading does with the cache's trace memos (a plan writes none, a run remembers the
 /// traces it reads, a report also keys a missing trace's runs by them). `notice` hears
 /// what the user should know (a download, a trace not found).
-pub fn prepare(
+pub(crate) fn prepare(
     inputs: Inputs<'_>,
     registry: &Registry,
     memos: Memos<'_>,
@@ -110,7 +110,11 @@ pub fn prepare(
 
 impl Prepared {
     /// Which planned runs are selected: by the `--only` filters, then a shard.
-    pub fn select(&self, filters: &[String], shard: Option<Shard>) -> Result<Vec<bool>, SpecError> {
+    pub(crate) fn select(
+        &self,
+        filters: &[String],
+        shard: Option<Shard>,
+    ) -> Result<Vec<bool>, SpecError> {
         let selected = only(&self.spec, &self.grid, filters)?;
         Ok(match shard {
             Some(shard) => shard.select(&self.planned, &selected, &self.workloads),
@@ -120,7 +124,7 @@ impl Prepared {
 }
 
 /// Where a campaign's outputs go: `out`, else `results/NAME`.
-pub fn out_dir(spec: &Spec, out: Option<&Path>) -> PathBuf {
+pub(crate) fn out_dir(spec: &Spec, out: Option<&Path>) -> PathBuf {
     out.map(Path::to_path_buf)
         .unwrap_or_else(|| Path::new("results").join(&spec.name))
 }

@@ -29,7 +29,7 @@ pub struct LoadedWorkloads {
 
 impl LoadedWorkloads {
     /// The workload a grid run simulates.
-    pub fn get(&self, run: &GridRun) -> &Result<LoadedWorkload, String> {
+    pub(crate) fn get(&self, run: &GridRun) -> &Result<LoadedWorkload, String> {
         let loads = &self.variants[run.choices[crate::campaign::Axis::Workload]];
         match loads.binary_search_by_key(&run.seed, |(s, _)| *s) {
             Ok(i) => &loads[i].1,
@@ -39,7 +39,9 @@ impl LoadedWorkloads {
     }
 
     /// Each variant's workloads (one, or one per replication seed), in spec order.
-    pub fn variants(&self) -> impl Iterator<Item = &[(u64, Result<LoadedWorkload, String>)]> {
+    pub(crate) fn variants(
+        &self,
+    ) -> impl Iterator<Item = &[(u64, Result<LoadedWorkload, String>)]> {
         self.variants.iter().map(Vec::as_slice)
     }
 }

@@ -16,7 +16,7 @@ use std::fmt;
 
 /// Shard `index` (1 ≤ index ≤ count) of `count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
+pub(crate) struct Shard {
     pub index: usize,
     pub count: usize,
 }
@@ -46,14 +46,14 @@ impl fmt::Display for Shard {
 /// its scheduler's relative cost per job ([`crate::registry::About::cost`]: 1 for FCFS
 /// and the recorded schedule, 2 for EASY, 10 for conservative backfilling, their
 /// relative simulation times on the archive traces, rounded).
-pub fn cost(jobs: usize, scheduler: &SchedulerConfig) -> u64 {
+pub(crate) fn cost(jobs: usize, scheduler: &SchedulerConfig) -> u64 {
     (jobs.max(1) as u64).saturating_mul(u64::from(scheduler.about().cost.max(1)))
 }
 
 /// The estimated cost of the planned run `p` ([`cost`] of its workload's job count,
 /// the model's even when its jobs were not generated, and its scheduler); 1 for a run
 /// that cannot run.
-pub fn run_cost(p: &PlannedRun, workloads: &LoadedWorkloads) -> u64 {
+pub(crate) fn run_cost(p: &PlannedRun, workloads: &LoadedWorkloads) -> u64 {
     match &p.description {
         Ok((d, _)) => {
             let jobs = workloads.get(&p.run).as_ref().map_or(1, |w| w.job_count());
@@ -65,14 +65,14 @@ pub fn run_cost(p: &PlannedRun, workloads: &LoadedWorkloads) -> u64 {
 
 /// Seconds left by the cost model: `elapsed` seconds computed `done` units of cost, so
 /// `left` units take as long per unit. `None` before anything was computed.
-pub fn time_left(elapsed: f64, done: u64, left: u64) -> Option<f64> {
+pub(crate) fn time_left(elapsed: f64, done: u64, left: u64) -> Option<f64> {
     (done > 0).then(|| elapsed / done as f64 * left as f64)
 }
 
 /// The shard (0-based) of each of the distinct runs whose estimated costs are `costs`
 /// (in plan order): costliest first (ties in plan order), each to the least loaded
 /// shard (ties: the lowest).
-pub fn assign(costs: &[u64], count: usize) -> Vec<usize> {
+pub(crate) fn assign(costs: &[u64], count: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     // Stable: equal costs keep the plan's order (already sorted when all are equal).
     order.sort_by_key(|&i| std::cmp::Reverse(costs[i]));
@@ -92,7 +92,7 @@ pub fn assign(costs: &[u64], count: usize) -> Vec<usize> {
 /// The shard (0-based) of each planned run among `count`, `None` for runs not
 /// `selected`: the shard of its distinct key; a run that cannot run belongs to the
 /// first, so that one shard reports it.
-pub fn shards(
+pub(crate) fn shards(
     planned: &[PlannedRun],
     selected: &[bool],
     workloads: &LoadedWorkloads,
@@ -125,7 +125,7 @@ pub fn shards(
 
 impl Shard {
     /// Which of the `selected` planned runs are this shard's ([`shards`]).
-    pub fn select(
+    pub(crate) fn select(
         &self,
         planned: &[PlannedRun],
         selected: &[bool],

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 /// A distinct run's state in the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Cached,
     /// An entry `run` would not take (it computes the run again).
     Corrupt,
@@ -20,7 +20,7 @@ pub enum State {
 
 /// Counts of distinct runs by state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub runs: usize,
     pub cached: usize,
     pub corrupt: usize,
@@ -42,7 +42,7 @@ impl Counts {
 
 /// A campaign's selected runs against a cache.
 #[derive(Debug, Clone)]
-pub struct Status<'a> {
+pub(crate) struct Status<'a> {
     /// Over the distinct keys of the selected runs.
     pub total: Counts,
     /// Each distinct failure message, with how many runs it failed, in plan order.
@@ -59,7 +59,7 @@ pub struct Status<'a> {
 
 impl Status<'_> {
     /// Whether every selected run is cached.
-    pub fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.total.failed == 0
             && self.total.missing == 0
             && self.total.corrupt == 0
@@ -71,7 +71,7 @@ impl Status<'_> {
 /// `shard_count` too when given. An entry is cached only if `run` would take it: its
 /// header names its key and this engine version and its length is right; with
 /// `verify`, its content is also read and checked against its hash, as `run` does.
-pub fn status<'a>(
+pub(crate) fn status<'a>(
     prepared: &'a Prepared,
     selected: &[bool],
     cache: &Cache,

@@ -124,7 +124,7 @@ pub fn compare_pairs(
 /// large (a variant 50 times the baseline) and to the metric's level when it is small
 /// (no difference at all can still be known to within a few percent). 0 for an
 /// interval of zero width; NaN without an interval, or when both scales are 0.
-pub fn relative_half_width(low: f64, high: f64, mean_diff: f64, baseline_mean: f64) -> f64 {
+pub(crate) fn relative_half_width(low: f64, high: f64, mean_diff: f64, baseline_mean: f64) -> f64 {
     let half = (high - low) / 2.0;
     if half == 0.0 {
         return 0.0;

@@ -40,7 +40,7 @@ impl Users {
     }
 
     /// Each job's user number.
-    pub fn of_job(&self) -> &[u32] {
+    pub(crate) fn of_job(&self) -> &[u32] {
         &self.of_job
     }
 

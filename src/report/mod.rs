@@ -52,14 +52,14 @@ pub struct ReportRun<'a> {
 impl ReportRun<'_> {
     /// Whether the run is perturbed by its seed (a shaken run or a replication), as
     /// opposed to an unshaken one (`single` or `baseline`).
-    pub fn perturbed(&self) -> bool {
+    pub(crate) fn perturbed(&self) -> bool {
         self.replicated || (self.seeded && self.labels.seed > 0)
     }
 
     /// `single` (a variant without shaking), `baseline` (the unshaken run of a shaking
     /// variant), `shaken`, or `replication` (of a model's workload, or of a stochastic
     /// replay model over the seeds of an unperturbed shake variant).
-    pub fn role(&self) -> &'static str {
+    pub(crate) fn role(&self) -> &'static str {
         match (self.seeded, self.labels.seed) {
             _ if self.replicated => "replication",
             (false, _) => "single",
@@ -257,7 +257,7 @@ fn write_text(path: &Path, text: &str) -> Result<(), ReportError> {
 }
 
 /// Writes `df` as CSV.
-pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
+pub(crate) fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
     write_with(path, |out| {
         CsvWriter::new(out)
             .finish(df)
@@ -268,7 +268,7 @@ pub fn write_csv(df: &mut DataFrame, path: &Path) -> Result<(), ReportError> {
 /// Writes the runs as `DIR/runs.parquet` and `DIR/runs.csv`, with `provenance` (what
 /// made them: tool and engine versions, the spec) as the parquet file's key-value
 /// metadata and as `DIR/runs.meta.json`, the CSV's companion.
-pub fn write_runs(
+pub(crate) fn write_runs(
     df: &mut DataFrame,
     dir: &Path,
     provenance: &[(&str, String)],
@@ -370,7 +370,11 @@ fn number_at(df: &DataFrame, name: &str, i: usize) -> PolarsResult<Option<f64>> 
 /// shaken runs (not the baseline), as the thesis reports the mean of the shaken
 /// results. A table of shaking statistics (`t.shaking`) takes its values from the
 /// `shaking` frame ([`shaking_frames`]) instead.
-pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> PolarsResult<Table> {
+pub(crate) fn build_table(
+    runs: &DataFrame,
+    shaking: &DataFrame,
+    t: &TableSpec,
+) -> PolarsResult<Table> {
     let keys: Vec<&str> = t.rows.iter().chain(&t.columns).map(|a| a.name()).collect();
     let (source, filter) = if t.shaking.is_empty() {
         (
@@ -530,7 +534,9 @@ pub fn build_table(runs: &DataFrame, shaking: &DataFrame, t: &TableSpec) -> Pola
 ///   |unshaken| × 100 (100 × value / unshaken for a positive unshaken value).
 ///
 /// Failed runs are left out; a group whose baseline failed has NaN (null) statistics.
-pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFrame, DataFrame)> {
+pub(crate) fn shaking_frames(
+    runs: &[ReportRun<'_>],
+) -> PolarsResult<(DataFrame, DataFrame, DataFrame)> {
     use crate::metrics::{SHAKING_STATS, shaking_stats};
     use std::collections::BTreeMap;
     struct Group<'a> {
@@ -645,7 +651,7 @@ pub fn shaking_frames(runs: &[ReportRun<'_>]) -> PolarsResult<(DataFrame, DataFr
 }
 
 /// A Markdown table (numbers right-aligned).
-pub fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
+pub(crate) fn markdown(header: &[String], rows: &[Vec<String>]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let aligns: Vec<&str> = (0..header.len())
@@ -695,7 +701,7 @@ fn display_header(cell: &str) -> String {
 
 /// A LaTeX tabular: numbers right-aligned, other columns left-aligned, the header's
 /// column names as their display names with units.
-pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
+pub(crate) fn latex(header: &[String], rows: &[Vec<String>]) -> String {
     let esc = |s: &str| {
         s.replace('\\', "\\textbackslash{}")
             .replace('&', "\\&")
@@ -729,7 +735,7 @@ pub fn latex(header: &[String], rows: &[Vec<String>]) -> String {
 
 /// Writes a table's files into `dir`: NAME.md and NAME.tex (laid out), NAME.csv (tidy),
 /// and NAME-vs-published.{md,csv} when the spec gives published values.
-pub fn write_table(table: &mut Table, dir: &Path) -> Result<(), ReportError> {
+pub(crate) fn write_table(table: &mut Table, dir: &Path) -> Result<(), ReportError> {
     let md = format!(
         "{}{}",
         table

@@ -11,10 +11,10 @@
 //! scheduler from outside the crate is, and [`SchedulerConfig`] names one with its
 //! parameters.
 
-pub mod backfill;
+pub(crate) mod backfill;
 #[cfg(test)]
 mod backfill_oracle;
-pub mod batsim;
+pub(crate) mod batsim;
 mod check;
 mod conservative;
 mod easy;

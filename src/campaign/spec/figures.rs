@@ -41,7 +41,7 @@ choice! {
 impl FigureKind {
     /// Whether the kind plots metrics (one figure per metric) rather than per-run
     /// summaries.
-    pub fn plots_metrics(self) -> bool {
+    pub(crate) fn plots_metrics(self) -> bool {
         matches!(self, FigureKind::Seeds | FigureKind::Sweep)
     }
 }

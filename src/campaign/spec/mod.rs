@@ -149,7 +149,7 @@ impl Spec {
 
     /// Variant names of an axis, in order (one `default` variant where the spec defines
     /// none and the axis has a default).
-    pub fn variant_names(&self, axis: AxisName) -> Vec<&str> {
+    pub(crate) fn variant_names(&self, axis: AxisName) -> Vec<&str> {
         fn names<T>(v: &[(String, T)]) -> Vec<&str> {
             v.iter().map(|(n, _)| n.as_str()).collect()
         }

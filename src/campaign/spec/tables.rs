@@ -45,7 +45,7 @@ pub struct TableSpec {
 impl TableSpec {
     /// The value columns the table shows: the metrics, or `METRIC.STAT` for every
     /// metric and shaking statistic.
-    pub fn value_columns(&self) -> Vec<String> {
+    pub(crate) fn value_columns(&self) -> Vec<String> {
         if self.shaking.is_empty() {
             return self.metrics.clone();
         }

@@ -22,8 +22,8 @@ mod order;
 mod pass;
 mod predict;
 
-pub use order::Order;
-pub use predict::Prediction;
+pub(crate) use order::Order;
+pub(crate) use predict::Prediction;
 
 /// The users' decayed usage of a configuration (none without a fair-share order), for
 /// the naive reference.
@@ -122,7 +122,7 @@ pub enum BackfillError {
 
 /// The fair-share half-life when none is given: 7 days (Slurm's default
 /// `PriorityDecayHalfLife`).
-pub const DEFAULT_HALF_LIFE_DAYS: f64 = 7.0;
+pub(crate) const DEFAULT_HALF_LIFE_DAYS: f64 = 7.0;
 
 /// `{ kind = "backfill", order = "fcfs", backfill_order = "fcfs", reservations = 1,
 /// reserve = "count", hold = "pass", prediction = "estimate" }` (these are the
