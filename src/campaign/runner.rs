@@ -293,8 +293,9 @@ pub enum Event<'a> {
         outcome: &'a Outcome,
         cost: u64,
     },
-    /// Something the user should know that does not fail a run (a corrupt cache entry).
-    Warning(String),
+    /// A cache entry that is corrupt ([`CacheError::Corrupt`]): its run is computed
+    /// again, and fails nothing.
+    CorruptEntry(&'a CacheError),
 }
 
 /// Computes one run.
@@ -397,7 +398,7 @@ pub fn execute(
                             Ok(Some(record)) => Outcome::Cached(record),
                             other => {
                                 if let Err(e @ CacheError::Corrupt { .. }) = &other {
-                                    on_event(Event::Warning(e.to_string()));
+                                    on_event(Event::CorruptEntry(e));
                                 }
                                 let lw = workloads
                                     .get(&p.run)
