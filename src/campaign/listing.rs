@@ -6,7 +6,7 @@
 
 use super::cache::{Cache, Lookup};
 use super::runner::{LoadedWorkloads, Outcome, PlannedRun};
-use super::{Axis, Grid, Labels, Spec};
+use super::{Axis, Grid, Labels, RunFailure, Spec};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -97,7 +97,7 @@ impl<'a> PlanList<'a> {
         // Each selected run's distinct key (index into `distinct`), then one lookup each.
         let mut index: HashMap<&str, usize> = HashMap::with_capacity(planned.len());
         let mut distinct: Vec<&str> = Vec::new();
-        let chosen: Vec<(&PlannedRun, Result<usize, &str>)> = planned
+        let chosen: Vec<(&PlannedRun, Result<usize, &RunFailure>)> = planned
             .iter()
             .zip(selected)
             .filter(|(_, s)| **s)
@@ -107,7 +107,7 @@ impl<'a> PlanList<'a> {
                         distinct.push(key);
                         distinct.len() - 1
                     })),
-                    Err(e) => Err(e.as_str()),
+                    Err(e) => Err(e),
                 };
                 (p, k)
             })
@@ -187,7 +187,8 @@ pub struct RunEntry<'a> {
     pub key: Option<&'a str>,
     /// `computed`, `cached`, `failed` or `not run`.
     pub status: &'static str,
-    pub error: Option<&'a str>,
+    /// Why it failed (serialized as its message).
+    pub error: Option<&'a RunFailure>,
     /// Wall-clock seconds its computation took (`None` unless computed now).
     pub compute_seconds: Option<f64>,
 }
@@ -235,7 +236,7 @@ impl<'a> RunSummary<'a> {
                 key: p.key(),
                 status: o.as_ref().map_or("not run", Outcome::status),
                 error: match o {
-                    Some(Outcome::Failed(e)) => Some(e.as_str()),
+                    Some(Outcome::Failed(e)) => Some(e),
                     _ => None,
                 },
                 compute_seconds: match o {
@@ -348,6 +349,7 @@ pub(crate) fn describe(
             Err(e) => {
                 // The first line; a run reports the whole message once with its
                 // failures, a plan prints it whole.
+                let e = e.to_string();
                 match (errors_below, e.split_once('\n')) {
                     (true, Some((first, _))) => {
                         let _ = writeln!(out, "workload   {name}: cannot load: {first} (below)");

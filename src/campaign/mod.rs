@@ -1,14 +1,15 @@
 //! Campaigns: one TOML file describes a whole study. [`spec`] parses and validates it,
 //! [`grid`] expands it into runs, [`runner`] resolves each run to its
 //! [`crate::run::RunDescription`] (whose encoding is the [`cache`] key) and computes the
-//! ones not cached; [`columns`] names the per-run values a report shows; [`compare`]
-//! pairs runs for the spec's comparisons, [`adaptive`] adds seeds until they are
-//! precise.
+//! ones not cached ([`failure`]: why a run cannot run or failed); [`columns`] names the
+//! per-run values a report shows; [`compare`] pairs runs for the spec's comparisons,
+//! [`adaptive`] adds seeds until they are precise.
 
 pub(crate) mod adaptive;
 pub mod cache;
 pub mod columns;
 pub mod compare;
+pub mod failure;
 pub mod grid;
 pub mod listing;
 pub(crate) mod prepare;
@@ -17,6 +18,7 @@ pub(crate) mod shard;
 pub mod spec;
 pub(crate) mod status;
 
+pub use failure::{Panic, RunFailure, WorkloadFailure};
 pub use grid::{Grid, GridRun, expand};
 pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
 

@@ -2,34 +2,36 @@
 //! [`RunDescription`] and key ([`plan`]), then compute the runs not in the cache on a rayon
 //! pool ([`execute`]), reporting progress through [`Event`]s.
 //!
-//! One failing run (bad input, a panic) never stops the others: it is recorded with its
-//! error. Runs are pure functions of their parameters, so results do not depend on the
-//! thread count or the order of execution.
+//! One failing run (bad input, a panic) never stops the others: it is recorded with why
+//! ([`RunFailure`]). Runs are pure functions of their parameters, so results do not
+//! depend on the thread count or the order of execution.
 
 use super::cache::TraceMemo;
 use super::cache::{Cache, CacheError, RunRecord};
+use super::failure::Panic;
 use super::spec::Spec;
-use super::{Grid, GridRun, LabelNames, Labels};
+use super::{Grid, GridRun, LabelNames, Labels, RunFailure, WorkloadFailure};
 use crate::run::{ENGINE_VERSION, RunDescription, SeedKeys};
 use crate::workload::{
     LoadError, LoadedWorkload, Origin, TraceLocator, WorkloadIdentity, WorkloadSource,
 };
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Every workload of a spec, loaded: one per workload variant, or one per replication
-/// seed of a replicated model workload. A failure is kept as its message and fails
-/// that workload's runs only.
+/// seed of a replicated model workload. A workload that cannot load fails its runs
+/// only.
 #[derive(Debug)]
 pub struct LoadedWorkloads {
     /// Per variant: (seed, workload), one entry with seed 0 unless replicated, then in
     /// increasing seed order.
-    variants: Vec<Vec<(u64, Result<LoadedWorkload, String>)>>,
+    variants: Vec<Vec<(u64, Result<LoadedWorkload, WorkloadFailure>)>>,
 }
 
 impl LoadedWorkloads {
     /// The workload a grid run simulates.
-    pub(crate) fn get(&self, run: &GridRun) -> &Result<LoadedWorkload, String> {
+    pub(crate) fn get(&self, run: &GridRun) -> &Result<LoadedWorkload, WorkloadFailure> {
         let loads = &self.variants[run.choices[crate::campaign::Axis::Workload]];
         match loads.binary_search_by_key(&run.seed, |(s, _)| *s) {
             Ok(i) => &loads[i].1,
@@ -41,7 +43,7 @@ impl LoadedWorkloads {
     /// Each variant's workloads (one, or one per replication seed), in spec order.
     pub(crate) fn variants(
         &self,
-    ) -> impl Iterator<Item = &[(u64, Result<LoadedWorkload, String>)]> {
+    ) -> impl Iterator<Item = &[(u64, Result<LoadedWorkload, WorkloadFailure>)]> {
         self.variants.iter().map(Vec::as_slice)
     }
 }
@@ -86,7 +88,7 @@ pub fn load_workloads(
             todo.extend(seeds.into_iter().map(|s| (v, s)));
         }
     }
-    let loaded: Vec<Result<LoadedWorkload, String>> = todo
+    let loaded: Vec<Result<LoadedWorkload, WorkloadFailure>> = todo
         .par_iter()
         .map(|&(v, seed)| {
             let (name, w) = &spec.workloads[v];
@@ -100,10 +102,13 @@ pub fn load_workloads(
             if let (Jobs::KeysOnly, WorkloadSource::Model(m)) = (jobs, source) {
                 return Ok(m.identified());
             }
-            load_with_memos(source, locator, memos).map_err(|e| format!("workload {name:?}: {e}"))
+            load_with_memos(source, locator, memos).map_err(|e| WorkloadFailure {
+                name: name.clone(),
+                cause: Arc::new(e),
+            })
         })
         .collect();
-    let mut variants: Vec<Vec<(u64, Result<LoadedWorkload, String>)>> =
+    let mut variants: Vec<Vec<(u64, Result<LoadedWorkload, WorkloadFailure>)>> =
         spec.workloads.iter().map(|_| Vec::new()).collect();
     for ((v, seed), lw) in todo.into_iter().zip(loaded) {
         variants[v].push((seed, lw));
@@ -163,7 +168,7 @@ fn load_with_memos(
 pub struct PlannedRun {
     pub run: GridRun,
     pub labels: Labels,
-    pub description: Result<(RunDescription, String), String>,
+    pub description: Result<(RunDescription, String), RunFailure>,
 }
 
 impl PlannedRun {
@@ -202,15 +207,21 @@ pub fn plan(spec: &Spec, grid: &Grid, workloads: &LoadedWorkloads) -> Vec<Planne
         .collect();
     // A class of one run (a replication of a model, say) is keyed directly: the prefix
     // hasher is worth its cost only when shared.
-    let resolved: Vec<Result<(RunDescription, ClassKeys), String>> = first_runs
+    let resolved: Vec<Result<(RunDescription, ClassKeys), RunFailure>> = first_runs
         .par_iter()
         .map(|&(run, runs)| {
             let w = run.choices[crate::campaign::Axis::Workload];
-            let lw = workloads.get(run).as_ref().map_err(Clone::clone)?;
+            let lw = workloads
+                .get(run)
+                .as_ref()
+                .map_err(|e| RunFailure::Workload(e.clone()))?;
             let d = spec
                 .request(run)
                 .resolve(lw)
-                .map_err(|e| format!("workload {:?}: {e}", spec.workloads[w].0))?;
+                .map_err(|e| RunFailure::Unresolved {
+                    workload: spec.workloads[w].0.clone(),
+                    cause: Arc::new(e),
+                })?;
             let keys = if runs > 1 {
                 ClassKeys::Many(Box::new(d.seed_keys()))
             } else {
@@ -252,7 +263,7 @@ pub enum Outcome {
     Computed(RunRecord),
     /// Found in the cache.
     Cached(RunRecord),
-    Failed(String),
+    Failed(RunFailure),
 }
 
 impl Outcome {
@@ -282,8 +293,9 @@ pub enum Event<'a> {
         outcome: &'a Outcome,
         cost: u64,
     },
-    /// Something the user should know that does not fail a run (a corrupt cache entry).
-    Warning(String),
+    /// A cache entry that is corrupt ([`CacheError::Corrupt`]): its run is computed
+    /// again, and fails nothing.
+    CorruptEntry(&'a CacheError),
 }
 
 /// Computes one run.
@@ -292,26 +304,22 @@ fn compute(
     key: &str,
     lw: &LoadedWorkload,
     exec: ExecOptions,
-) -> Result<RunRecord, String> {
+) -> Result<RunRecord, RunFailure> {
     let started = std::time::Instant::now();
     let simulate = || description.simulate(&lw.workload, !exec.unchecked, exec.time_limit);
     let simulation = std::panic::catch_unwind(std::panic::AssertUnwindSafe(simulate))
         .map_err(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            let about = |a: &crate::registry::About| {
-                format!("{} version {} ({})", a.kind, a.version, a.provider)
-            };
-            format!(
-                "panicked (scheduler {}, replay model {}): {what}",
-                about(description.scheduler.about()),
-                about(description.replay.about())
-            )
+            RunFailure::Panicked(Box::new(Panic {
+                scheduler: *description.scheduler.about(),
+                replay: *description.replay.about(),
+                message: panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default(),
+            }))
         })?
-        .map_err(|e| e.to_string())?;
+        .map_err(RunFailure::simulation)?;
     let result = simulation.result;
     Ok(RunRecord {
         key: key.to_string(),
@@ -390,22 +398,27 @@ pub fn execute(
                             Ok(Some(record)) => Outcome::Cached(record),
                             other => {
                                 if let Err(e @ CacheError::Corrupt { .. }) = &other {
-                                    on_event(Event::Warning(e.to_string()));
+                                    on_event(Event::CorruptEntry(e));
                                 }
-                                let lw = workloads.get(&p.run).as_ref().map_err(Clone::clone);
-                                let outcome =
-                                    match lw.and_then(|lw| compute(description, key, lw, exec)) {
-                                        Ok(record) => match cache.put(&record) {
-                                            Ok(()) => Outcome::Computed(record),
-                                            Err(e) => Outcome::Failed(e.to_string()),
-                                        },
-                                        Err(e) => Outcome::Failed(e),
-                                    };
-                                // Failures are kept for `campaign status`; a result
-                                // replaces them. Not being able to keep one fails nothing.
+                                let lw = workloads
+                                    .get(&p.run)
+                                    .as_ref()
+                                    .map_err(|e| RunFailure::Workload(e.clone()));
+                                let outcome = match lw
+                                    .and_then(|lw| compute(description, key, lw, exec))
+                                {
+                                    Ok(record) => match cache.put(&record) {
+                                        Ok(()) => Outcome::Computed(record),
+                                        Err(e) => Outcome::Failed(RunFailure::Store(Arc::new(e))),
+                                    },
+                                    Err(e) => Outcome::Failed(e),
+                                };
+                                // Failures are kept for `campaign status` (as their
+                                // messages); a result replaces them. Not being able to
+                                // keep one fails nothing.
                                 match &outcome {
                                     Outcome::Failed(e) => {
-                                        let _ = cache.put_failure(key, e);
+                                        let _ = cache.put_failure(key, &e.to_string());
                                     }
                                     _ => cache.forget_failure(key),
                                 }
@@ -457,6 +470,7 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::Axis;
     use crate::workload::TraceLocator;
     use std::path::Path;
 
@@ -531,8 +545,9 @@ shake = "original"
                     assert_eq!(*d, a);
                     ok += 1;
                 }
-                (Err(e), Err(a)) => {
-                    assert!(e.ends_with(&a.to_string()), "{e} / {a}");
+                (Err(RunFailure::Unresolved { workload, cause }), Err(a)) => {
+                    assert_eq!(workload, &spec.workloads[run.choices[Axis::Workload]].0);
+                    assert_eq!(cause.to_string(), a.to_string());
                     cannot += 1;
                 }
                 (p, a) => panic!("{:?}: planned {p:?}, alone {a:?}", run),

@@ -11,7 +11,7 @@ use crate::campaign::prepare::{Inputs, Prepared, out_dir, prepare};
 use crate::campaign::runner::{self, ExecOptions, Jobs, Memos, Outcome, PlannedRun, execute};
 use crate::campaign::shard::Shard;
 use crate::campaign::status::status;
-use crate::campaign::{Axis, Spec};
+use crate::campaign::{Axis, RunFailure, Spec};
 use crate::report::{ReportError, ReportOptions, check_target, publish_report};
 use anyhow::Context as _;
 use clap::Args;
@@ -497,17 +497,18 @@ impl RunArgs {
         counts: crate::campaign::listing::RunCounts,
         stop: &Stop,
     ) -> u8 {
-        let failed: Vec<(&PlannedRun, &str)> = planned
+        let failed: Vec<(&PlannedRun, &RunFailure)> = planned
             .iter()
             .zip(outcomes)
             .filter_map(|(p, o)| match o {
-                Some(Outcome::Failed(e)) => Some((p, e.as_str())),
+                Some(Outcome::Failed(e)) => Some((p, e)),
                 _ => None,
             })
             .collect();
         // One message per distinct cause, with how many runs it failed and the first
-        // few of them (a missing trace fails every run of its workload alike).
-        let mut causes: Vec<(&str, Vec<&PlannedRun>)> = Vec::new();
+        // few of them (a missing trace fails every run of its workload alike). Failures
+        // are equal when they say the same ([`RunFailure`]'s `PartialEq`).
+        let mut causes: Vec<(&RunFailure, Vec<&PlannedRun>)> = Vec::new();
         for (p, e) in &failed {
             match causes.iter_mut().find(|(c, _)| c == e) {
                 Some((_, runs)) => runs.push(p),
@@ -657,6 +658,7 @@ impl StatusArgs {
         }
         for p in st.cannot_run.iter().take(3) {
             if let Err(e) = &p.description {
+                let e = e.to_string();
                 writeln!(out, "cannot run: {}", e.lines().next().unwrap_or_default())?;
             }
         }
@@ -711,7 +713,10 @@ impl ExplainArgs {
             labels.push(format!("seed={}", l.seed));
             writeln!(out, "run        {}", labels.join(" "))?;
             match &p.description {
-                Err(e) => writeln!(out, "cannot run {}", e.lines().next().unwrap_or_default())?,
+                Err(e) => {
+                    let e = e.to_string();
+                    writeln!(out, "cannot run {}", e.lines().next().unwrap_or_default())?;
+                }
                 Ok((d, key)) => {
                     for (part, what) in d.parts() {
                         writeln!(out, "{part:<10} {what}")?;

@@ -57,7 +57,7 @@ impl Progress {
     pub(crate) fn event(&self, e: Event<'_>) {
         let Ok(mut s) = self.state.lock() else { return };
         match e {
-            Event::Warning(w) => match &self.bar {
+            Event::CorruptEntry(w) => match &self.bar {
                 Some(bar) => bar.println(format!("warning: {w}")),
                 None => note!("warning: {w}"),
             },

@@ -117,10 +117,10 @@ pub fn runs_frame(runs: &[ReportRun<'_>], swept: &SweptColumns) -> PolarsResult<
         })
         .collect();
     columns.push(Column::new("status".into(), status));
-    let error: Vec<Option<&str>> = runs
+    let error: Vec<Option<String>> = runs
         .iter()
         .map(|r| match r.outcome {
-            Some(Outcome::Failed(e)) => Some(e.as_str()),
+            Some(Outcome::Failed(e)) => Some(e.to_string()),
             _ => None,
         })
         .collect();

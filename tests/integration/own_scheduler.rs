@@ -313,6 +313,7 @@ fn a_second_registration_of_a_kind_is_refused() {
 /// provider, without caching them; the campaign's other runs go on and are cached.
 #[test]
 fn a_panicking_scheduler_fails_its_runs_only() {
+    use campaign::campaign::RunFailure;
     use campaign::campaign::cache::Cache;
     use campaign::campaign::runner::{
         ExecOptions, Jobs, Memos, Outcome, execute, load_workloads, plan,
@@ -370,12 +371,18 @@ fn a_panicking_scheduler_fails_its_runs_only() {
         &|_| {},
     )
     .unwrap();
+    // A library caller can tell a panic from other failures, and which implementation.
     match outcomes[0].as_ref().unwrap() {
-        Outcome::Failed(e) => assert!(
-            e.contains("panicked (scheduler broken version 4 (my-lab)")
-                && e.contains("a bug in the lab's scheduler"),
-            "{e}"
-        ),
+        Outcome::Failed(e @ RunFailure::Panicked(p)) => {
+            assert_eq!(p.scheduler, Broken::ABOUT);
+            assert!(p.message.contains("a bug in the lab's scheduler"), "{p:?}");
+            let text = e.to_string();
+            assert!(
+                text.starts_with("panicked (scheduler broken version 4 (my-lab), replay model ")
+                    && text.contains("a bug in the lab's scheduler"),
+                "{text}"
+            );
+        }
         other => panic!("{other:?}"),
     }
     assert!(!cache.contains(planned[0].key().unwrap()));
