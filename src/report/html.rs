@@ -2,7 +2,6 @@
 //! fetched), readable offline and attachable to an email; and each figure as its own
 //! `figures/NAME.svg`. The page is well-formed XML as well as HTML.
 
-use super::chart::{html_escape, inline_svg};
 use super::figures::Figures;
 use super::{ReportError, Table, write_text};
 use std::fmt::Write as _;
@@ -237,4 +236,27 @@ pub fn write_svgs(
         svgs.push(svg);
     }
     Ok(svgs)
+}
+
+/// Escapes text for HTML.
+fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A figure's SVG made embeddable in HTML: without the XML declaration, if any.
+fn inline_svg(svg: &str) -> String {
+    match svg.find("<svg") {
+        Some(i) => svg[i..].to_string(),
+        None => svg.to_string(),
+    }
 }
