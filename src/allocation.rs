@@ -37,11 +37,11 @@ use crate::time::Time;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
-pub use crate::sim::NodeSet;
+pub(crate) use crate::sim::NodeSet;
 
 /// The node ids of every job of a schedule.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Allocation {
+pub(crate) struct Allocation {
     /// One entry per record, in the records' order: `None` for a job that never started.
     pub nodes: Vec<Option<NodeSet>>,
     /// Jobs given ids at or above the platform's node count (overcommit, only possible
@@ -100,7 +100,7 @@ impl FreeIds {
 /// The node ids of a simulation's jobs on `nodes` nodes: the scheduler's own when it
 /// chose them ([`SimOutput::nodes`]; never overcommitted: the scheduler's choices are
 /// checked as they are made), else [`assign_nodes`] of the records.
-pub fn allocation_of(output: &SimOutput, nodes: u32) -> Allocation {
+pub(crate) fn allocation_of(output: &SimOutput, nodes: u32) -> Allocation {
     match &output.nodes {
         Some(chosen) => Allocation {
             nodes: chosen.clone(),
@@ -112,7 +112,7 @@ pub fn allocation_of(output: &SimOutput, nodes: u32) -> Allocation {
 
 /// Assigns node ids to the jobs of a finished schedule on `nodes` identical nodes (see
 /// the module documentation for the rules).
-pub fn assign_nodes(records: &[JobRecord], nodes: u32) -> Allocation {
+pub(crate) fn assign_nodes(records: &[JobRecord], nodes: u32) -> Allocation {
     // (start, holds nodes past the start, arrival, id, index): zero-length jobs first.
     let mut starts: Vec<(Time, bool, u64, i64, usize)> = records
         .iter()

@@ -15,11 +15,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The suffix of temporary files, for sweeping those of killed writers.
-pub const TEMP_SUFFIX: &str = ".tmp";
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
 
 /// Writes `path` with `body`, whole or not at all (see the module's doc). The
 /// directory must exist.
-pub fn write_new(
+pub(crate) fn write_new(
     path: &Path,
     body: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 ) -> io::Result<()> {

@@ -33,10 +33,10 @@ macro_rules! choice {
 
         impl $name {
             /// Every choice, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            $vis const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// The kebab-case name used on the command line, in specs and in output.
-            pub const fn name(self) -> &'static str {
+            $vis const fn name(self) -> &'static str {
                 match self {
                     $($name::$variant => $text),+
                 }

@@ -10,28 +10,28 @@ use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 /// A deterministic stream of random numbers.
 #[derive(Debug, Clone)]
-pub struct Stream(Xoshiro256PlusPlus);
+pub(crate) struct Stream(Xoshiro256PlusPlus);
 
 /// 2⁻⁵³: the spacing of [`Stream::unit`]'s values.
 const UNIT: f64 = 1.0 / (1u64 << 53) as f64;
 
 impl Stream {
     /// xoshiro256++ with its state filled by SplitMix64 from `seed`.
-    pub fn new(seed: u64) -> Stream {
+    pub(crate) fn new(seed: u64) -> Stream {
         Stream(Xoshiro256PlusPlus::seed_from_u64(seed))
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 
     /// Uniform in [0, 1): the top 53 bits of the next output.
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         unit_of(self.next_u64())
     }
 
     /// Uniform in `0..n` (`n` ≥ 1), without bias (Lemire's multiply-and-reject).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "below(0)");
         let threshold = n.wrapping_neg() % n;
         loop {
@@ -44,13 +44,13 @@ impl Stream {
 }
 
 /// The uniform [0, 1) value of a raw output: its top 53 bits.
-pub fn unit_of(x: u64) -> f64 {
+pub(crate) fn unit_of(x: u64) -> f64 {
     (x >> 11) as f64 * UNIT
 }
 
 /// The sign of a raw output: + when its lowest bit is 0 (probability ½, independent
 /// of [`unit_of`]'s bits).
-pub fn sign_of(x: u64) -> f64 {
+pub(crate) fn sign_of(x: u64) -> f64 {
     if x & 1 == 0 { 1.0 } else { -1.0 }
 }
 

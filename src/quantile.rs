@@ -2,7 +2,7 @@
 //! default, "type 7"): the q-quantile of n sorted values is at position q·(n − 1).
 
 /// The `q`-quantile (0 ≤ q ≤ 1) of `sorted` (ascending); NaN when empty.
-pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
     let Some(last) = sorted.len().checked_sub(1) else {
         return f64::NAN;
     };

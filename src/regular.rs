@@ -20,7 +20,7 @@ pub enum ReadError {
 
 impl ReadError {
     /// Whether the file does not exist.
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self, ReadError::Io(e) if e.kind() == io::ErrorKind::NotFound)
     }
 }

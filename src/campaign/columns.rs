@@ -196,7 +196,7 @@ impl MetricRow {
     /// The metrics as a JSON object with runs.csv's column names (in [`METRICS`]
     /// order), keeping those `keep` accepts: counts as integers, undefined values as
     /// `null`.
-    pub fn to_json(&self, keep: impl Fn(&str) -> bool) -> serde_json::Value {
+    pub(crate) fn to_json(self, keep: impl Fn(&str) -> bool) -> serde_json::Value {
         let map: serde_json::Map<String, serde_json::Value> = self
             .columns()
             .into_iter()

@@ -36,7 +36,7 @@ pub struct ShakingStats {
 }
 
 /// The statistic names, in [`ShakingStats::values`] order.
-pub const SHAKING_STATS: [&str; 10] = [
+pub(crate) const SHAKING_STATS: [&str; 10] = [
     "unshaken",
     "mean",
     "p5",
@@ -51,7 +51,7 @@ pub const SHAKING_STATS: [&str; 10] = [
 
 impl ShakingStats {
     /// Every statistic, in [`SHAKING_STATS`] order.
-    pub fn values(&self) -> [f64; 10] {
+    pub(crate) fn values(&self) -> [f64; 10] {
         [
             self.unshaken,
             self.mean,
@@ -68,7 +68,7 @@ impl ShakingStats {
 }
 
 /// The aggregates of `shaken` results around the `unshaken` one.
-pub fn shaking_stats(unshaken: f64, shaken: &[f64]) -> ShakingStats {
+pub(crate) fn shaking_stats(unshaken: f64, shaken: &[f64]) -> ShakingStats {
     let mut v: Vec<f64> = shaken.iter().copied().filter(|x| !x.is_nan()).collect();
     v.sort_unstable_by(f64::total_cmp);
     let n = v.len();

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// over the threshold (default 60 minutes).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AdjustedConfig {
+pub(crate) struct AdjustedConfig {
     #[serde(default = "default_threshold")]
     pub threshold: f64,
 }

@@ -80,7 +80,7 @@ impl Batch {
     /// The recorded delay for a release by `reason`: TT after a dependency, IAT after
     /// the batch it follows (zero where the batch has none, which the next-batch
     /// mechanism never asks for).
-    pub fn recorded_delay(&self, reason: super::Release) -> Time {
+    pub(crate) fn recorded_delay(&self, reason: super::Release) -> Time {
         match reason {
             super::Release::Dependency => self.think,
             super::Release::Follows => self.interarrival,
@@ -89,7 +89,7 @@ impl Batch {
     }
 
     /// Whether it opens its session.
-    pub fn first_in_session(&self) -> bool {
+    pub(crate) fn first_in_session(&self) -> bool {
         !matches!(self.deps, BatchDeps::Previous)
     }
 }
@@ -228,7 +228,7 @@ impl BatchGraph {
     }
 
     /// The last batch of session `s` (global indices).
-    pub fn last_batch_of_session(&self, s: u32) -> u32 {
+    pub(crate) fn last_batch_of_session(&self, s: u32) -> u32 {
         let end = self.sessions.sessions[s as usize].jobs.end - 1;
         let i = self.sessions.session_jobs[end as usize];
         self.job_batch[i as usize]

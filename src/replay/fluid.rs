@@ -74,7 +74,7 @@ choice! {
 /// `continue_slope` apply with `continuation = true` only).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FluidConfig {
+pub(crate) struct FluidConfig {
     #[serde(default = "super::adjusted::default_threshold")]
     pub threshold: f64,
     #[serde(default)]

@@ -86,7 +86,7 @@ pub struct NextBatch<M> {
 }
 
 impl<M: UserModel> NextBatch<M> {
-    pub fn new(graph: BatchGraph, model: M) -> NextBatch<M> {
+    pub(crate) fn new(graph: BatchGraph, model: M) -> NextBatch<M> {
         let sizes: Vec<u32> = graph.batches.iter().map(|b| b.jobs.len() as u32).collect();
         let session_unended = graph
             .sessions
@@ -118,11 +118,6 @@ impl<M: UserModel> NextBatch<M> {
             model,
             graph,
         }
-    }
-
-    /// The graph it replays.
-    pub fn graph(&self) -> &BatchGraph {
-        &self.graph
     }
 
     fn dependencies_done(&self, b: u32) -> bool {

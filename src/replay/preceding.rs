@@ -22,7 +22,7 @@ use crate::workload::Workload;
 /// `{ model = "preceding" }`: no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PrecedingConfig {}
+pub(crate) struct PrecedingConfig {}
 
 impl crate::registry::Implementation for PrecedingConfig {
     const ABOUT: crate::registry::About = crate::registry::About::new(
@@ -55,7 +55,7 @@ pub struct Preceding {
 
 impl Preceding {
     /// The dependencies of `workload` (see the module documentation for which count).
-    pub fn new(workload: &Workload) -> Result<Preceding, ReplayError> {
+    pub(crate) fn new(workload: &Workload) -> Result<Preceding, ReplayError> {
         let jobs = workload.jobs();
         if u32::try_from(jobs.len()).is_err() {
             return Err(ReplayError::TooManyJobs);
@@ -108,7 +108,8 @@ impl Preceding {
     }
 
     /// How many jobs follow a preceding job.
-    pub fn dependent_jobs(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn dependent_jobs(&self) -> usize {
         self.followers.len()
     }
 }

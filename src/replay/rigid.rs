@@ -7,7 +7,7 @@ use crate::workload::Workload;
 /// `{ model = "rigid" }`: no parameters.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RigidConfig {}
+pub(crate) struct RigidConfig {}
 
 impl crate::registry::Implementation for RigidConfig {
     const ABOUT: crate::registry::About =

@@ -331,7 +331,7 @@ impl SessionGraph {
     /// s), in increasing A; the minimum F over the sessions passed so far only falls
     /// while A grows, so the covering successors of s form a contiguous run that ends at
     /// the first redundant one. Cost: a binary search per session plus the edges output.
-    pub fn for_each_reduced_edge(&self, user: usize, mut f: impl FnMut(Edge)) {
+    pub(crate) fn for_each_reduced_edge(&self, user: usize, mut f: impl FnMut(Edge)) {
         let range = self.users[user].sessions.clone();
         let sessions = &self.sessions[range.start as usize..range.end as usize];
         for (s, session) in sessions.iter().enumerate() {
@@ -386,7 +386,7 @@ pub struct EdgeDoc {
 
 impl SessionGraph {
     /// One user's graph as a document (sessions and the reduced edges).
-    pub fn user_doc(&self, workload: &Workload, user: usize) -> UserGraphDoc {
+    pub(crate) fn user_doc(&self, workload: &Workload, user: usize) -> UserGraphDoc {
         let range = self.users[user].sessions.clone();
         let local = |s: u32| s - range.start + 1;
         let jobs = workload.jobs();

@@ -53,7 +53,7 @@ pub struct GraphStats {
 
 impl ThinkTimeStats {
     /// From think times in seconds, in any order.
-    pub fn of(mut seconds: Vec<f64>) -> ThinkTimeStats {
+    pub(crate) fn of(mut seconds: Vec<f64>) -> ThinkTimeStats {
         seconds.sort_unstable_by(f64::total_cmp);
         let n = seconds.len();
         let share = |limit: f64| seconds.partition_point(|&t| t < limit) as f64 / n as f64;

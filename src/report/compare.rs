@@ -301,7 +301,7 @@ fn figure(c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
 
 /// Writes the comparison's table as `dir/NAME.{md,tex,csv}` (as the other tables) and
 /// `dir/NAME.parquet`.
-pub fn write_comparison(c: &mut Comparison, dir: &Path) -> Result<(), ReportError> {
+pub(crate) fn write_comparison(c: &mut Comparison, dir: &Path) -> Result<(), ReportError> {
     super::write_table(&mut c.table, dir)?;
     let path = dir.join(format!("{}.parquet", c.table.name));
     let df = &mut c.table.tidy;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// What the page says about the campaign besides its tables and figures.
 #[derive(Debug, Clone)]
-pub struct PageInfo<'a> {
+pub(crate) struct PageInfo<'a> {
     pub name: &'a str,
     pub description: Option<&'a str>,
     pub spec_file: &'a str,
@@ -49,7 +49,7 @@ fn html_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 
 /// Writes `dir/figures/*.svg` and `dir/report.html`; returns how many figures were
 /// written.
-pub fn write_html(
+pub(crate) fn write_html(
     dir: &Path,
     page: &PageInfo<'_>,
     tables: &[Table],
@@ -225,7 +225,7 @@ pub fn write_html(
 
 /// Writes each figure as `dir/NAME.svg` (also `campaign simulate --plot`); returns the
 /// SVG documents.
-pub fn write_svgs(
+pub(crate) fn write_svgs(
     dir: &Path,
     figures: &[super::chart::Figure],
 ) -> Result<Vec<String>, ReportError> {

@@ -20,16 +20,24 @@ mod names;
 mod parameters;
 mod publish;
 mod summaries;
-pub use chart::{ChartError, Figure};
-pub use compare::{COMPARE_COLUMNS, Comparison, comparisons, write_comparison};
-pub use figures::{Figures, MAX_FIGURES, campaign_figures, run_figures};
-pub use html::{PageInfo, write_html, write_svgs};
-pub use names::display_name;
+pub use chart::{
+    ChartError, Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, StripPanel,
+};
+pub use compare::comparisons;
+pub(crate) use compare::write_comparison;
+pub use compare::{COMPARE_COLUMNS, Comparison};
+pub use figures::Figures;
+pub use figures::MAX_FIGURES;
+pub(crate) use figures::{campaign_figures, run_figures};
+pub use forest::{ForestPanel, ForestRow};
+pub(crate) use html::{PageInfo, write_html, write_svgs};
+pub(crate) use names::display_name;
 pub use parameters::SweptColumns;
-pub use publish::{MARKER, ReportOptions, check_target, publish_dir, publish_report};
+pub use publish::{MARKER, publish_dir};
+pub(crate) use publish::{ReportOptions, check_target, publish_report};
 use std::fmt::Write as _;
 use std::path::Path;
-pub use summaries::write_summaries;
+pub(crate) use summaries::write_summaries;
 
 /// One run of a report: its labels, key and outcome (`None`: not run).
 #[derive(Debug, Clone, Copy)]

@@ -52,7 +52,7 @@ const NAMES: &[(&str, &str)] = &[
 
 /// The display name of `column` with its unit (`wait_mean_s` → `Mean wait (s)`), or
 /// `column` itself when the table has none.
-pub fn display_name(column: &str) -> &str {
+pub(crate) fn display_name(column: &str) -> &str {
     NAMES
         .iter()
         .find(|(c, _)| *c == column)

@@ -26,7 +26,7 @@ pub struct SweptColumns {
 impl SweptColumns {
     /// The swept parameters of `spec` and the values of the runs whose variants are
     /// `runs`, in order.
-    pub fn of<'a>(spec: &Spec, runs: impl IntoIterator<Item = &'a Choices>) -> SweptColumns {
+    pub(crate) fn of<'a>(spec: &Spec, runs: impl IntoIterator<Item = &'a Choices>) -> SweptColumns {
         let mut parameters: Vec<(Axis, String)> = Vec::new();
         for axis in Axis::ALL {
             for swept in &spec.swept[axis.slot()] {
@@ -56,7 +56,7 @@ impl SweptColumns {
 
     /// The column name of each parameter, none of them in `taken` (the other columns of
     /// runs.csv) nor twice (see the module's header).
-    pub fn names(&self, taken: &[&str]) -> Vec<String> {
+    pub(crate) fn names(&self, taken: &[&str]) -> Vec<String> {
         let shared = |axis: Axis, parameter: &str| {
             self.parameters
                 .iter()
@@ -89,7 +89,7 @@ impl SweptColumns {
     /// The columns, named as [`SweptColumns::names`] says: integers where every value
     /// of the column is a whole number, floats where every value is a number, text
     /// (numbers as the variants' names write them) where some value is a word.
-    pub fn columns(&self, taken: &[&str]) -> Vec<Column> {
+    pub(crate) fn columns(&self, taken: &[&str]) -> Vec<Column> {
         self.names(taken)
             .into_iter()
             .enumerate()

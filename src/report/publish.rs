@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a report writes besides its tables.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// Also write every run's summary (hour of week, queue length, busy nodes,
     /// timeline, histograms, per-user percentiles) as long CSV tables in summaries/.
     pub summaries: bool,
@@ -38,7 +38,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> ReportError + '_ {
 /// previous report or the new one, never a mix, whatever is killed when, and the new
 /// one never has files of the old one beside it. Once `stop` is set, the report is not
 /// put in place ([`ReportError::Interrupted`]).
-pub fn publish_report(
+pub(crate) fn publish_report(
     spec: &Spec,
     planned: &[PlannedRun],
     outcomes: &[Option<Outcome>],
@@ -248,7 +248,7 @@ fn not_a_report(target: &Path) -> ReportError {
 
 /// Checks, before any work, that a report can be published into `target`: it is new,
 /// empty or a report's directory, and its parent directory is writable.
-pub fn check_target(target: &Path) -> Result<(), ReportError> {
+pub(crate) fn check_target(target: &Path) -> Result<(), ReportError> {
     carried_over(target)?;
     let parent = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),

@@ -51,7 +51,7 @@ impl<'a, const N: usize> Rows<'a, N> {
 
 /// Writes the summary tables into `dir/summaries/` for the runs that have a result;
 /// returns whether any run had one.
-pub fn write_summaries(runs: &[ReportRun<'_>], dir: &Path) -> Result<bool, ReportError> {
+pub(crate) fn write_summaries(runs: &[ReportRun<'_>], dir: &Path) -> Result<bool, ReportError> {
     let mut hours = Rows::<2>::new();
     let mut queue = Rows::<3>::new();
     let mut busy = Rows::<3>::new();

@@ -11,10 +11,10 @@
 //! scheduler from outside the crate is, and [`SchedulerConfig`] names one with its
 //! parameters.
 
-pub(crate) mod backfill;
+pub mod backfill;
 #[cfg(test)]
 mod backfill_oracle;
-pub(crate) mod batsim;
+pub mod batsim;
 mod check;
 mod conservative;
 mod easy;

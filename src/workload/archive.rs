@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// Where the archive lives; `CAMPAIGN_ARCHIVE_URL` overrides it (a mirror, or a test
 /// server). A trace is at `BASE/DIR/FILE`.
-pub const ARCHIVE_URL: &str = "https://www.cs.huji.ac.il/labs/parallel/workload";
-pub const ARCHIVE_URL_ENV: &str = "CAMPAIGN_ARCHIVE_URL";
+pub(crate) const ARCHIVE_URL: &str = "https://www.cs.huji.ac.il/labs/parallel/workload";
+pub(crate) const ARCHIVE_URL_ENV: &str = "CAMPAIGN_ARCHIVE_URL";
 
 /// A known archive trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,11 +25,11 @@ pub struct ArchiveTrace {
 }
 
 impl ArchiveTrace {
-    pub fn file_name(&self) -> String {
+    pub(crate) fn file_name(&self) -> String {
         format!("{}.swf.gz", self.name)
     }
 
-    pub fn url(&self, base: &str) -> String {
+    pub(crate) fn url(&self, base: &str) -> String {
         format!(
             "{}/{}/{}",
             base.trim_end_matches('/'),

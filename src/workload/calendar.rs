@@ -57,7 +57,7 @@ impl Calendar {
     }
 
     /// Checks a time zone name.
-    pub fn check_zone(zone: &str) -> Result<(), CalendarError> {
+    pub(crate) fn check_zone(zone: &str) -> Result<(), CalendarError> {
         TimeZone::get(zone)
             .map(drop)
             .map_err(|_| CalendarError::UnknownZone(zone.to_string()))
@@ -79,7 +79,7 @@ impl Calendar {
 
     /// Simulated time `t` as the archive's headers write instants (`StartTime:`), e.g.
     /// `Mon Sep 23 14:00:31 CEST 1996`.
-    pub fn archive_format(&self, t: Time) -> String {
+    pub(crate) fn archive_format(&self, t: Time) -> String {
         self.timestamp(t)
             .to_zoned(self.tz.clone())
             .strftime("%a %b %d %H:%M:%S %Z %Y")
@@ -153,12 +153,12 @@ impl LocalClock<'_> {
     }
 
     /// See [`Calendar::hour_of_week`].
-    pub fn hour_of_week(&mut self, t: Time) -> u8 {
+    pub(crate) fn hour_of_week(&mut self, t: Time) -> u8 {
         self.hour_and_day(t).0
     }
 
     /// [`Calendar::hour_of_week`] and [`Calendar::day`] of `t`, from one lookup.
-    pub fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
+    pub(crate) fn hour_and_day(&mut self, t: Time) -> (u8, i64) {
         let s = self.local_seconds(t);
         let day = s.div_euclid(86_400);
         // 1970-01-01 was a Thursday: day 0 is weekday 3 counting from Monday.
@@ -167,7 +167,7 @@ impl LocalClock<'_> {
     }
 
     /// See [`Calendar::day`].
-    pub fn day(&mut self, t: Time) -> i64 {
+    pub(crate) fn day(&mut self, t: Time) -> i64 {
         self.hour_and_day(t).1
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming a trace directory.
-pub const TRACE_DIR_ENV: &str = "CAMPAIGN_TRACE_DIR";
+pub(crate) const TRACE_DIR_ENV: &str = "CAMPAIGN_TRACE_DIR";
 
 /// Where to look for traces, in order. Each directory carries the reason it is on the
 /// list (flag, environment variable, default), for error messages.
@@ -78,7 +78,7 @@ impl TraceLocator {
     /// `name` as a path if a file is there; otherwise `DIR/name`, `DIR/name.swf.gz` and
     /// `DIR/name.swf` in each directory in turn. Any file but a directory counts as
     /// found (a FIFO or a device is then refused by the reader, by its type).
-    pub fn locate(&self, name: &str) -> Result<PathBuf, TraceNotFound> {
+    pub(crate) fn locate(&self, name: &str) -> Result<PathBuf, TraceNotFound> {
         let mut tried = Vec::new();
         let direct = Path::new(name);
         let is_file = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
@@ -125,7 +125,7 @@ impl TraceLocator {
 
 /// The archive name of a trace file: `dir/KTH-SP2-1996-2.1-cln.swf.gz` →
 /// `KTH-SP2-1996-2.1-cln`.
-pub fn trace_name(path: &Path) -> String {
+pub(crate) fn trace_name(path: &Path) -> String {
     let file = path.file_name().map_or_else(
         || path.display().to_string(),
         |f| f.to_string_lossy().into_owned(),

@@ -45,7 +45,7 @@ choice! {
     /// Where each job's requested time comes from: the value of `requested_time` in a
     /// spec and of `--requested-time` (resolved, with its factor, into a
     /// [`RequestedTimeSource`]).
-    pub enum RequestedTime("requested time") {
+    pub(crate) enum RequestedTime("requested time") {
         /// As recorded in the trace (field 9).
         #[default]
         Recorded => "recorded",
@@ -90,7 +90,7 @@ pub enum RequestedTimeSource {
 
 /// An invalid cleaning option.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum CleaningError {
+pub(crate) enum CleaningError {
     #[error(
         "walltime factor must be a finite number ≥ 1 (walltime = max(factor × run time, \
          requested time)), got {0}"
@@ -106,7 +106,7 @@ pub enum CleaningError {
 impl RequestedTimeSource {
     /// The source named `kind`, with `walltime_factor` (Batsim only; default
     /// [`BATSIM_WALLTIME_FACTOR`]).
-    pub fn new(
+    pub(crate) fn new(
         kind: RequestedTime,
         walltime_factor: Option<f64>,
     ) -> Result<RequestedTimeSource, CleaningError> {
@@ -126,12 +126,12 @@ impl RequestedTimeSource {
 
     /// The default (recorded): left out of cache keys, so keys made before this option
     /// existed stay valid.
-    pub fn is_recorded(&self) -> bool {
+    pub(crate) fn is_recorded(&self) -> bool {
         matches!(self, RequestedTimeSource::Recorded)
     }
 
     /// The requested time of a job with this run time and (cleaned) requested time.
-    pub fn requested_time(self, runtime: Time, requested: Time) -> Time {
+    pub(crate) fn requested_time(self, runtime: Time, requested: Time) -> Time {
         match self {
             RequestedTimeSource::Recorded => requested,
             RequestedTimeSource::Batsim { walltime_factor } => {
@@ -176,7 +176,7 @@ choice! {
 impl NeverRanPolicy {
     /// Keeping them: left out of the encoding, so that cache keys of runs made before
     /// the policy existed (which kept them) are unchanged.
-    pub fn is_keep(&self) -> bool {
+    pub(crate) fn is_keep(&self) -> bool {
         *self == NeverRanPolicy::Keep
     }
 }
@@ -259,7 +259,7 @@ impl StatusFilter {
     /// Keep the jobs with one of `statuses`, in one canonical form (sorted, no repeats),
     /// so that `[1, 0]` and `[0, 1, 1]` are the same filter, and the same run's identity,
     /// wherever they are written. An empty list keeps every job.
-    pub fn only(mut statuses: Vec<i64>) -> StatusFilter {
+    pub(crate) fn only(mut statuses: Vec<i64>) -> StatusFilter {
         if statuses.is_empty() {
             return StatusFilter::All;
         }

@@ -15,22 +15,31 @@ mod source;
 mod synthetic;
 mod trace;
 
-pub use archive::{
-    ARCHIVE, ARCHIVE_URL, ARCHIVE_URL_ENV, ArchiveTrace, FetchError, archive_trace, fetch,
-    sha256_hex,
-};
-pub use calendar::{Calendar, CalendarError, LocalClock};
-pub use catalog::{TRACE_DIR_ENV, TraceLocator, TraceNotFound, trace_name};
+pub use archive::{ARCHIVE, archive_trace, fetch, sha256_hex};
+
+pub use archive::{ArchiveTrace, FetchError};
+
+pub(crate) use archive::{ARCHIVE_URL, ARCHIVE_URL_ENV};
+pub use calendar::LocalClock;
+pub use calendar::{Calendar, CalendarError};
+pub use catalog::TraceLocator;
+pub use catalog::TraceNotFound;
+pub(crate) use catalog::{TRACE_DIR_ENV, trace_name};
+pub use clean::BATSIM_WALLTIME_FACTOR;
+pub(crate) use clean::{CleaningError, RequestedTime};
+pub use clean::{CleaningPolicy, NeverRanPolicy, PartitionSelection, WaitPolicy, never_ran};
 pub use clean::{
-    BATSIM_WALLTIME_FACTOR, CleaningError, CleaningPolicy, CleaningReport, NeverRanPolicy,
-    PartitionSelection, RequestedTime, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy,
-    SizeSource, StatusFilter, WaitPolicy, never_ran,
+    CleaningReport, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource,
+    StatusFilter,
 };
-pub use partition::{Partition, PartitionSizeFrom};
+pub use partition::Partition;
+pub use partition::PartitionSizeFrom;
 
 pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel, WorkloadModels};
-pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
-pub use synthetic::{MODEL_WALLTIME_FACTOR, SyntheticSource};
+pub use source::{LoadError, LoadedWorkload};
+pub use source::{Origin, SourceSetup, WorkloadIdentity};
+pub(crate) use synthetic::MODEL_WALLTIME_FACTOR;
+pub use synthetic::SyntheticSource;
 pub use trace::TraceSource;
 
 /// Where a workload comes from, with its parameters: a table tagged by `source`
@@ -47,12 +56,12 @@ pub enum WorkloadSource {
 
 impl WorkloadSource {
     /// The key that names the source in a table.
-    pub const TAG: &'static str = "source";
+    pub(crate) const TAG: &'static str = "source";
 
     /// A source as a spec writes it: `{ source = "trace", trace = …, cleaning keys }`
     /// or `{ source = "model", model = "jann97", jobs = …, nodes = …, … }`, the model
     /// read by `models`.
-    pub fn from_table(
+    pub(crate) fn from_table(
         mut table: toml::Table,
         models: &WorkloadModels,
     ) -> Result<WorkloadSource, String> {
@@ -80,7 +89,7 @@ impl WorkloadSource {
     }
 
     /// The source as its trait, to change it.
-    pub fn get_mut(&mut self) -> &mut dyn SourceSetup {
+    pub(crate) fn get_mut(&mut self) -> &mut dyn SourceSetup {
         match self {
             WorkloadSource::Trace(t) => t,
             WorkloadSource::Model(m) => m,
@@ -210,7 +219,7 @@ impl Workload {
     /// # Panics
     ///
     /// In debug builds, if the jobs are not sorted or a line is not in the records.
-    pub fn derive_sorted(&self, jobs: Vec<Job>) -> Workload {
+    pub(crate) fn derive_sorted(&self, jobs: Vec<Job>) -> Workload {
         debug_assert!(
             jobs.is_sorted_by_key(order),
             "jobs not sorted by (submit, id)"
@@ -234,7 +243,7 @@ impl Workload {
 
     /// The jobs (sorted), taken out: what is left is an empty workload with the header
     /// and records, from which [`Workload::derive`] makes one of them again.
-    pub fn take_jobs(mut self) -> (Vec<Job>, Workload) {
+    pub(crate) fn take_jobs(mut self) -> (Vec<Job>, Workload) {
         (std::mem::take(&mut self.jobs), self)
     }
 
@@ -251,7 +260,7 @@ impl Workload {
     }
 
     /// Number of distinct user ids.
-    pub fn user_count(&self) -> usize {
+    pub(crate) fn user_count(&self) -> usize {
         let mut users: Vec<i64> = self.jobs.iter().map(|j| j.user).collect();
         users.sort_unstable();
         users.dedup();

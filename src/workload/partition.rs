@@ -61,7 +61,7 @@ impl Workload {
     /// The size of the machine that `selection`'s partitions make together: the sum of
     /// their sizes ([`Workload::partitions`]; a selected partition with no job and no
     /// size in the header adds nothing). `None` when that is 0.
-    pub fn partitions_size(&self, selection: &PartitionSelection) -> Option<u32> {
+    pub(crate) fn partitions_size(&self, selection: &PartitionSelection) -> Option<u32> {
         let header = self.header.partition_sizes().unwrap_or_default();
         let found = self.partitions();
         let total: u64 = selection

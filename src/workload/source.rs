@@ -39,7 +39,7 @@ pub struct LoadedWorkload {
 impl LoadedWorkload {
     /// Its number of jobs: a model's, even when its jobs were not generated
     /// ([`super::SyntheticSource::identified`]).
-    pub fn job_count(&self) -> usize {
+    pub(crate) fn job_count(&self) -> usize {
         match self.origin {
             Origin::Model { jobs, .. } => jobs,
             _ => self.workload.len(),
@@ -66,7 +66,7 @@ impl WorkloadIdentity {
     /// The canonical bytes that a run's random draws for seed number `seed` are derived
     /// from: the workload's identity and the seed number only (so every scheduler,
     /// platform, replay model and transform sees the same draws for a given seed).
-    pub fn draw_material(&self, seed: u64) -> Vec<u8> {
+    pub(crate) fn draw_material(&self, seed: u64) -> Vec<u8> {
         match self {
             WorkloadIdentity::Trace {
                 trace_blake3,
@@ -119,7 +119,7 @@ pub enum Origin {
 
 impl Origin {
     /// A one-line description: the trace's path, or the model.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Origin::Trace { path, .. } => path.display().to_string(),
             Origin::Model { model, jobs } => format!("{jobs} jobs of model {model}"),

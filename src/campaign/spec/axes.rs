@@ -30,7 +30,7 @@ choice! {
 }
 
 /// How many variant axes there are.
-pub const AXIS_COUNT: usize = Axis::ALL.len();
+pub(crate) const AXIS_COUNT: usize = Axis::ALL.len();
 
 impl Axis {
     /// The spec's table of this axis's variants (`[schedulers]`).
@@ -90,7 +90,7 @@ impl AxisName {
 }
 
 /// The label columns of runs.csv and of the report, in order.
-pub const COLUMNS: [AxisName; AXIS_COUNT + 1] = [
+pub(crate) const COLUMNS: [AxisName; AXIS_COUNT + 1] = [
     AxisName::Axis(Axis::Workload),
     AxisName::Axis(Axis::Transform),
     AxisName::Experiment,
@@ -146,16 +146,16 @@ impl Index<Axis> for Choices {
 pub struct PartialChoices(pub [Option<usize>; AXIS_COUNT]);
 
 impl PartialChoices {
-    pub fn get(&self, axis: Axis) -> Option<usize> {
+    pub(crate) fn get(&self, axis: Axis) -> Option<usize> {
         self.0[axis.slot()]
     }
 
-    pub fn set(&mut self, axis: Axis, v: usize) {
+    pub(crate) fn set(&mut self, axis: Axis, v: usize) {
         self.0[axis.slot()] = Some(v);
     }
 
     /// The full choice, once every axis is set; else the first axis that is not.
-    pub fn complete(&self) -> Result<Choices, Axis> {
+    pub(crate) fn complete(&self) -> Result<Choices, Axis> {
         let mut out = [0; AXIS_COUNT];
         for axis in Axis::ALL {
             out[axis.slot()] = self.get(*axis).ok_or(*axis)?;

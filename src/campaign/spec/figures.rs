@@ -66,7 +66,7 @@ pub struct FigureSpec {
 }
 
 /// The metrics a figure of metrics shows when it names none.
-pub const DEFAULT_FIGURE_METRICS: [&str; 2] = ["bounded_slowdown_mean", "wait_mean_s"];
+pub(crate) const DEFAULT_FIGURE_METRICS: [&str; 2] = ["bounded_slowdown_mean", "wait_mean_s"];
 
 fn axis_name(src: Source<'_>, name: &toml::Spanned<String>) -> Result<AxisName, SpecError> {
     name.get_ref()
@@ -200,7 +200,7 @@ fn figure(
 
 /// The parameter and its value of a variant swept over one parameter
 /// (`name[field=value]`).
-pub fn swept_parameter(name: &str) -> Option<(&str, f64)> {
+pub(crate) fn swept_parameter(name: &str) -> Option<(&str, f64)> {
     let inner = name.strip_suffix(']')?.split_once('[')?.1;
     if inner.contains(',') {
         return None;
@@ -210,7 +210,7 @@ pub fn swept_parameter(name: &str) -> Option<(&str, f64)> {
 }
 
 /// The parameter value of a variant swept over one parameter.
-pub fn swept_value(name: &str) -> Option<f64> {
+pub(crate) fn swept_value(name: &str) -> Option<f64> {
     swept_parameter(name).map(|(_, v)| v)
 }
 

@@ -18,7 +18,7 @@ pub struct Selection {
 
 impl Selection {
     /// The variants it names on `axis`, if it names the axis.
-    pub fn of(&self, axis: AxisName) -> Option<&[usize]> {
+    pub(crate) fn of(&self, axis: AxisName) -> Option<&[usize]> {
         self.axes
             .iter()
             .find(|(a, _)| *a == axis)

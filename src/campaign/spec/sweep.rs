@@ -89,7 +89,7 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
 /// The swept parameters of one variant: (parameter, value) for each field written as a
 /// sweep, in the order of its name's labels (nested fields as `outer.inner`); empty for
 /// a variant that sweeps nothing.
-pub type Swept = Vec<(String, SweptValue)>;
+pub(crate) type Swept = Vec<(String, SweptValue)>;
 
 /// A value of a swept parameter: a number, or a word of a list of words
 /// (`order = ["fcfs", "sjf"]`).
@@ -101,7 +101,7 @@ pub enum SweptValue {
 
 impl SweptValue {
     /// The number, if the value is one.
-    pub fn number(&self) -> Option<f64> {
+    pub(crate) fn number(&self) -> Option<f64> {
         match self {
             SweptValue::Number(x) => Some(*x),
             SweptValue::Word(_) => None,

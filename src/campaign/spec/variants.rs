@@ -17,7 +17,7 @@ use crate::workload::{WorkloadModels, WorkloadSource};
 use std::path::Path;
 
 /// The default variant of an axis the spec does not define (one variant).
-pub const DEFAULT_VARIANT: &str = "default";
+pub(crate) const DEFAULT_VARIANT: &str = "default";
 
 /// An axis's variants in order: name, value, and the parameters it sweeps.
 pub(super) type Variants<T> = Vec<(String, T, Swept)>;

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 /// At most this many bins in a [`Timeline`].
 pub const TIMELINE_BINS: usize = 512;
 /// Bins of the busy-node histogram: each covers 5 % of the platform.
-pub const BUSY_BINS: usize = 20;
+pub(crate) const BUSY_BINS: usize = 20;
 /// Bins per decade of a [`LogHistogram`].
 pub const LOG_BINS_PER_DECADE: u32 = 8;
 /// The number of percentiles of a per-user quantity (0, 1, …, 100 %).
@@ -110,12 +110,12 @@ impl LogHistogram {
     const LAST: usize = 12 * LOG_BINS_PER_DECADE as usize - 1;
 
     /// The lower edge of bin `i`: 10^(i/8).
-    pub fn edge(i: usize) -> f64 {
+    pub(crate) fn edge(i: usize) -> f64 {
         10f64.powf(i as f64 / f64::from(LOG_BINS_PER_DECADE))
     }
 
     /// The number of values counted.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.below + self.counts.iter().sum::<u64>()
     }
 }

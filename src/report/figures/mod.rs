@@ -35,7 +35,7 @@ pub struct Figures {
 
 /// The figures of a campaign: those of its `[[figure]]` sections, or chosen by the axes
 /// present ([`default_specs`]).
-pub fn campaign_figures(spec: &Spec, runs: &[ReportRun<'_>]) -> Figures {
+pub(crate) fn campaign_figures(spec: &Spec, runs: &[ReportRun<'_>]) -> Figures {
     let specs = if spec.figures.is_empty() {
         default_specs(spec, runs)
     } else {
@@ -64,7 +64,7 @@ pub fn campaign_figures(spec: &Spec, runs: &[ReportRun<'_>]) -> Figures {
 }
 
 /// The figures of one run's summary (`campaign simulate --plot`).
-pub fn run_figures(summary: &RunSummary, what: &str) -> Vec<Figure> {
+pub(crate) fn run_figures(summary: &RunSummary, what: &str) -> Vec<Figure> {
     let series = [(String::new(), summary)];
     [
         FigureKind::Timeline,

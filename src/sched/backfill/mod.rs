@@ -22,8 +22,8 @@ mod order;
 mod pass;
 mod predict;
 
-pub(crate) use order::Order;
-pub(crate) use predict::Prediction;
+pub use order::Order;
+pub use predict::Prediction;
 
 /// The users' decayed usage of a configuration (none without a fair-share order), for
 /// the naive reference.
@@ -105,7 +105,7 @@ choice! {
 
 /// Why a backfilling configuration is refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BackfillError {
+pub(crate) enum BackfillError {
     #[error("reservations must be a whole number ≥ 0 or \"all\", got {0}")]
     Reservations(String),
     #[error("prediction must be \"estimate\", \"easy++\" or {{ window = K }} with K ≥ 1, got {0}")]
@@ -372,7 +372,7 @@ enum Engine {
 }
 
 impl Backfill {
-    pub fn new(config: &BackfillConfig, jobs: usize) -> Backfill {
+    pub(crate) fn new(config: &BackfillConfig, jobs: usize) -> Backfill {
         let shared = Jobs::new(config, jobs);
         let engine = match (config.reserve, config.hold) {
             (Reserve::Machines, _) => Engine::Machines(machines::Machines::new(config, jobs)),

@@ -100,7 +100,7 @@ impl BatsimConfig {
     }
 
     /// The reply timeout.
-    pub fn reply_timeout(&self) -> Result<Duration, String> {
+    pub(crate) fn reply_timeout(&self) -> Result<Duration, String> {
         match &self.timeout {
             None => Ok(DEFAULT_TIMEOUT),
             Some(text) => parse_duration(text).map_err(|e| format!("batsim: timeout {e}")),

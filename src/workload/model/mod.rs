@@ -16,9 +16,9 @@ mod lublin03;
 mod sample_checks;
 
 use crate::swf::{SwfHeader, SwfRecord, SwfTrace};
-pub use feitelson::Feitelson;
-pub use jann97::Jann97;
-pub use lublin03::Lublin03;
+pub use feitelson::{Feitelson, RepeatRuntime, RuntimeParams, Version};
+pub(crate) use jann97::Jann97;
+pub use lublin03::{JobType, JobTypes, Lublin03};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// One generated job, times in seconds (fractions allowed: [`to_swf`] rounds them).

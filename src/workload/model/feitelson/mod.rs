@@ -128,7 +128,7 @@ impl RuntimeParams {
     /// as the 1997 defaults and as the mean run times of the logs the model was built
     /// from (tens of minutes to hours), so the two versions load a platform alike for
     /// the same `mean_interarrival`.
-    pub fn default_1996() -> RuntimeParams {
+    pub(crate) fn default_1996() -> RuntimeParams {
         RuntimeParams {
             short_mean: 0.5,
             long_mean: 10.0,
@@ -142,7 +142,7 @@ impl RuntimeParams {
     /// runs), long mean 10 800 s (3 h production runs), long-branch probability 0.1
     /// (serial) to 0.9 (full machine); mean run time ≈ 28 min on 128 nodes, CV ≈ 3.
     /// Our choice (the generator's constants were not available); `time_unit` = 1.
-    pub fn default_1997() -> RuntimeParams {
+    pub(crate) fn default_1997() -> RuntimeParams {
         RuntimeParams {
             short_mean: 300.0,
             long_mean: 10_800.0,
@@ -270,7 +270,7 @@ impl Feitelson {
     }
 
     /// The run-time parameters of the selected version.
-    pub fn runtime_params(&self) -> &RuntimeParams {
+    pub(crate) fn runtime_params(&self) -> &RuntimeParams {
         match self.version {
             Version::V1996 => &self.runtime_1996,
             Version::V1997 => &self.runtime_1997,
@@ -297,7 +297,7 @@ impl Feitelson {
     }
 
     /// P(size = n) for n in 1..=nodes (index n − 1), from the parameters.
-    pub fn size_probabilities(&self, nodes: u32) -> Vec<f64> {
+    pub(crate) fn size_probabilities(&self, nodes: u32) -> Vec<f64> {
         let w = self.size_weights(nodes);
         let total: f64 = w.iter().sum();
         w.into_iter().map(|x| x / total).collect()
@@ -305,7 +305,7 @@ impl Feitelson {
 
     /// Probability of the long run-time branch for a job of `size` on `nodes`
     /// processors: linear from `p_long_serial` (size 1) to `p_long_full` (size nodes).
-    pub fn p_long(&self, size: u32, nodes: u32) -> f64 {
+    pub(crate) fn p_long(&self, size: u32, nodes: u32) -> f64 {
         let r = self.runtime_params();
         if nodes <= 1 {
             return r.p_long_serial;
@@ -315,14 +315,14 @@ impl Feitelson {
     }
 
     /// Mean run time in seconds of a job of `size` on `nodes` processors.
-    pub fn mean_runtime(&self, size: u32, nodes: u32) -> f64 {
+    pub(crate) fn mean_runtime(&self, size: u32, nodes: u32) -> f64 {
         let r = self.runtime_params();
         let p = self.p_long(size, nodes);
         r.time_unit * (p * r.long_mean + (1.0 - p) * r.short_mean)
     }
 
     /// Mean run length E\[L\] of the truncated Zipf law.
-    pub fn mean_runlength(&self) -> f64 {
+    pub(crate) fn mean_runlength(&self) -> f64 {
         let (mut num, mut den) = (0.0, 0.0);
         // Summed from the tail up (small terms first) for accuracy.
         for n in (1..=self.runlength_max).rev() {

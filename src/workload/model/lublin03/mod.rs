@@ -138,7 +138,7 @@ pub struct JobType {
 
 impl JobType {
     /// Batch jobs (`*_BATCH`).
-    pub fn batch() -> JobType {
+    pub(crate) fn batch() -> JobType {
         JobType {
             serial_prob: 0.2927,
             pow2_prob: 0.6686,
@@ -161,7 +161,7 @@ impl JobType {
     }
 
     /// Interactive jobs (`*_ACTIVE`).
-    pub fn interactive() -> JobType {
+    pub(crate) fn interactive() -> JobType {
         JobType {
             serial_prob: 0.1541,
             pow2_prob: 0.625,
@@ -184,7 +184,7 @@ impl JobType {
     }
 
     /// The whole-sample parameters (no types).
-    pub fn typeless() -> JobType {
+    pub(crate) fn typeless() -> JobType {
         JobType {
             serial_prob: 0.244,
             pow2_prob: 0.576,
