@@ -72,9 +72,10 @@ pub trait Scheduler {
         Ok(())
     }
 
-    /// Once the simulation is over (only if it [decides](Scheduler::decides)): the node
-    /// ids each job held, in job-index order (`None` for a job that never ran), if it
-    /// chose them (for [`SimOutput::nodes`]).
+    /// Once the simulation is over: the node ids each job held, in job-index order
+    /// (`None` for a job that never ran), if the scheduler chose them (for
+    /// [`SimOutput::nodes`]; `--jobs-out` then shows them instead of ids assigned
+    /// afterwards).
     fn nodes(&mut self) -> Option<Vec<Option<NodeSet>>> {
         None
     }
@@ -599,7 +600,7 @@ where
     Ok(SimOutput {
         records,
         events: sim.log,
-        nodes: if decides { scheduler.nodes() } else { None },
+        nodes: scheduler.nodes(),
     })
 }
 
@@ -863,9 +864,10 @@ mod tests {
         assert_eq!(e, SimError::KilledNotRunning { now: s(0), id: 1 });
     }
 
-    /// Schedulers that only start jobs give no node ids: they are assigned afterwards.
+    /// Schedulers that do not choose machines give no node ids: they are assigned
+    /// afterwards.
     #[test]
-    fn schedulers_that_do_not_decide_give_no_nodes() {
+    fn schedulers_that_do_not_choose_machines_give_no_nodes() {
         struct Greedy;
         impl Scheduler for Greedy {
             fn submitted(&mut self, _: JobIdx, _: &Context<'_>) {}

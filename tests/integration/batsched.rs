@@ -14,7 +14,7 @@
 //! far below them, show what the machine reservations are for.
 
 use crate::common::{campaign, trace_dir};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -32,9 +32,11 @@ fn batsim_dir() -> PathBuf {
     dir
 }
 
-/// Each job's start, in ms from the first submission, from a CSV with Batsim's columns
-/// (`job_id`, `submission_time`, `starting_time` in seconds), gzipped or not.
-fn starts(path: &std::path::Path) -> BTreeMap<String, i64> {
+/// Each job's start, in ms from the first submission, and the machines it ran on
+/// (Batsim's interval syntax `0-3 7` expanded), from a CSV with Batsim's columns
+/// (`job_id`, `submission_time`, `starting_time` in seconds, `allocated_resources`),
+/// gzipped or not.
+fn schedule(path: &std::path::Path) -> BTreeMap<String, (i64, BTreeSet<u64>)> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut text = String::new();
     if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -47,17 +49,44 @@ fn starts(path: &std::path::Path) -> BTreeMap<String, i64> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let (id, submit, start) = (col("job_id"), col("submission_time"), col("starting_time"));
+    let (id, submit, start, alloc) = (
+        col("job_id"),
+        col("submission_time"),
+        col("starting_time"),
+        col("allocated_resources"),
+    );
     let ms = |s: &str| (s.parse::<f64>().unwrap() * 1000.0).round() as i64;
+    let machines = |s: &str| -> BTreeSet<u64> {
+        s.split_whitespace()
+            .flat_map(|part| {
+                let (a, b) = part.split_once('-').unwrap_or((part, part));
+                a.parse::<u64>().unwrap()..=b.parse::<u64>().unwrap()
+            })
+            .collect()
+    };
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let first = rows.iter().map(|r| ms(r[submit])).min().unwrap();
     rows.iter()
-        .map(|r| (r[id].to_string(), ms(r[start]) - first))
+        .map(|r| {
+            (
+                r[id].to_string(),
+                (ms(r[start]) - first, machines(r[alloc])),
+            )
+        })
         .collect()
 }
 
-/// How many of the oracle's jobs `scheduler` starts at the same time, of how many.
-fn identical(input: &[&str], scheduler: &str, oracle: &str) -> (usize, usize) {
+/// How `scheduler`'s schedule compares with the oracle's.
+struct Agreement {
+    /// Jobs started at the same time (within 1 ms).
+    same: usize,
+    /// Jobs in the oracle.
+    of: usize,
+    /// Of the jobs started at the same time, those that ran on the same machines.
+    same_machines: usize,
+}
+
+fn compare(input: &[&str], scheduler: &str, oracle: &str) -> Agreement {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("jobs.csv");
     campaign()
@@ -68,13 +97,24 @@ fn identical(input: &[&str], scheduler: &str, oracle: &str) -> (usize, usize) {
         .arg(&csv)
         .assert()
         .success();
-    let (ours, theirs) = (starts(&csv), starts(&batsim_dir().join(oracle)));
+    let (ours, theirs) = (schedule(&csv), schedule(&batsim_dir().join(oracle)));
     assert_eq!(ours.len(), theirs.len(), "{oracle}: not the same jobs");
-    let same = theirs
+    let same: Vec<&String> = theirs
         .iter()
-        .filter(|(j, s)| ours.get(*j).is_some_and(|o| (o - *s).abs() <= 1))
-        .count();
-    (same, theirs.len())
+        .filter(|(j, (s, _))| ours.get(*j).is_some_and(|o| (o.0 - s).abs() <= 1))
+        .map(|(j, _)| j)
+        .collect();
+    Agreement {
+        same: same.len(),
+        of: theirs.len(),
+        same_machines: same.iter().filter(|j| ours[**j].1 == theirs[**j].1).count(),
+    }
+}
+
+/// How many of the oracle's jobs `scheduler` starts at the same time, of how many.
+fn identical(input: &[&str], scheduler: &str, oracle: &str) -> (usize, usize) {
+    let a = compare(input, scheduler, oracle);
+    (a.same, a.of)
 }
 
 /// Identical starts measured with the machine engine (of 28,475 KTH and 54,034 SDSC
@@ -128,34 +168,55 @@ fn sdsc_fcfs_is_batsched_fcfs_job_for_job() {
     );
 }
 
-#[test]
-fn kth_easy_bf_by_machine_reservations() {
-    let (same, of) = identical(&kth(), EASY_MACHINES, "kth-easy_bf.csv.gz");
-    let (counted, _) = identical(&kth(), "easy", "kth-easy_bf.csv.gz");
+/// Under machine reservations `--jobs-out` gives the machines the scheduler chose:
+/// of the jobs that start when batsched starts them, at least 90 % run on batsched's
+/// machines (measured: 92-95 %; the ids assigned after the simulation, which
+/// `--jobs-out` gave before, agreed on 29-45 %). The rest start at the same time on
+/// other machines because Batsim delivers an instant's events in several messages
+/// (docs/semantics/schedulers.md#batsched).
+fn assert_same_machines(a: &Agreement, oracle: &str) {
     assert!(
-        same >= KTH_EASY && counted < same,
-        "{same} (counting {counted}) of {of}"
+        a.same_machines * 10 >= a.same * 9,
+        "{oracle}: {} of {} jobs started with batsched ran on its machines",
+        a.same_machines,
+        a.same
     );
 }
 
 #[test]
+fn kth_easy_bf_by_machine_reservations() {
+    let a = compare(&kth(), EASY_MACHINES, "kth-easy_bf.csv.gz");
+    let (counted, _) = identical(&kth(), "easy", "kth-easy_bf.csv.gz");
+    let (same, of) = (a.same, a.of);
+    assert!(
+        same >= KTH_EASY && counted < same,
+        "{same} (counting {counted}) of {of}"
+    );
+    assert_same_machines(&a, "kth-easy_bf");
+}
+
+#[test]
 fn kth_conservative_bf_by_machine_reservations() {
-    let (same, of) = identical(&kth(), CONSERVATIVE_MACHINES, "kth-conservative_bf.csv.gz");
+    let a = compare(&kth(), CONSERVATIVE_MACHINES, "kth-conservative_bf.csv.gz");
     let (counted, _) = identical(&kth(), "conservative", "kth-conservative_bf.csv.gz");
+    let (same, of) = (a.same, a.of);
     assert!(
         same >= KTH_CONSERVATIVE && counted < same,
         "{same} (counting {counted}) of {of}"
     );
+    assert_same_machines(&a, "kth-conservative_bf");
 }
 
 #[test]
 fn sdsc_easy_bf_by_machine_reservations() {
     let input = sdsc();
     let input: Vec<&str> = input.iter().map(String::as_str).collect();
-    let (same, of) = identical(&input, EASY_MACHINES, "sdsc-easy_bf.csv.gz");
+    let a = compare(&input, EASY_MACHINES, "sdsc-easy_bf.csv.gz");
     let (counted, _) = identical(&input, "easy", "sdsc-easy_bf.csv.gz");
+    let (same, of) = (a.same, a.of);
     assert!(
         same >= SDSC_EASY && counted < same,
         "{same} (counting {counted}) of {of}"
     );
+    assert_same_machines(&a, "sdsc-easy_bf");
 }

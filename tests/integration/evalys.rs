@@ -161,6 +161,28 @@ fn evalys_reads_jobs_out_and_agrees() {
     }
 }
 
+/// Under machine reservations the node ids are the machines the scheduler chose
+/// (batsched's rule, not ids assigned afterwards): evalys loads them, finds no node
+/// held by two jobs at once and the same metrics.
+#[test]
+fn evalys_reads_the_machines_of_machine_reservations() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "KTH-SP2-1996-2.1-cln",
+        "--nodes",
+        "100",
+        "--size-source",
+        "requested",
+        "--requested-time",
+        "batsim",
+        "--walltime",
+        "kill",
+        "--scheduler",
+        "{ kind = \"backfill\", reserve = \"machines\" }",
+    ];
+    check_with_evalys(&args, dir.path(), None);
+}
+
 /// Rejected jobs keep evalys finite: KTH-SP2 on 64 of its 100 nodes rejects the jobs
 /// wider than 64; they have no row, and evalys's metrics (its cumulative waiting time
 /// above all, which a row with empty times turns into NaN) still equal ours.

@@ -27,6 +27,11 @@ impl MachineSet {
         }
     }
 
+    /// Its `[first, end)` intervals, in increasing order.
+    pub(crate) fn intervals(&self) -> &[(u32, u32)] {
+        &self.intervals
+    }
+
     pub(crate) fn len(&self) -> u32 {
         self.intervals.iter().map(|&(a, b)| b - a).sum()
     }

@@ -19,7 +19,7 @@ use super::Hold;
 use super::jobs::Jobs;
 use super::machine_profile::{MachineProfile, MachineSet};
 use super::order::Order;
-use crate::sim::{Context, JobIdx};
+use crate::sim::{Context, JobIdx, NodeSet};
 use crate::time::Time;
 use std::collections::BTreeSet;
 
@@ -83,6 +83,23 @@ impl Machines {
 
     pub(crate) fn promised_start(&self, job: JobIdx) -> Option<Time> {
         self.promised[job as usize]
+    }
+
+    /// The machines each job ran on (`None` for a job that never ran), as node ids.
+    pub(crate) fn nodes(&self) -> Vec<Option<NodeSet>> {
+        self.machines
+            .iter()
+            .map(|m| {
+                (m.len() > 0).then(|| {
+                    NodeSet::from_intervals(
+                        m.intervals()
+                            .iter()
+                            .map(|&(a, b)| (u64::from(a), u64::from(b)))
+                            .collect(),
+                    )
+                })
+            })
+            .collect()
     }
 
     pub(crate) fn submitted(&mut self, job: JobIdx, _jobs: &Jobs, _ctx: &Context<'_>) {

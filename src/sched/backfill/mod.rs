@@ -435,6 +435,14 @@ impl Scheduler for Backfill {
             Engine::Machines(e) => e.promised_start(job),
         }
     }
+
+    /// Under machine reservations, the machines each job ran on (batsched's choice).
+    fn nodes(&mut self) -> Option<Vec<Option<crate::sim::NodeSet>>> {
+        match &self.engine {
+            Engine::Machines(e) => Some(e.nodes()),
+            Engine::Pass(_) | Engine::Keep(_) => None,
+        }
+    }
 }
 
 #[cfg(test)]
