@@ -1,7 +1,7 @@
-//! Node ids for a finished schedule: [`allocation_of`] gives every job that ran a
+//! Node ids for a finished schedule: `allocation_of` gives every job that ran a
 //! [`NodeSet`], the ids of the nodes it held, as Batsim and evalys expect them: those
 //! the scheduler chose, for a scheduler that chooses them (an external one, over
-//! Batsim's protocol), else those [`assign_nodes`] assigns.
+//! Batsim's protocol), else those `assign_nodes` assigns.
 //!
 //! The simulator only counts busy nodes (the nodes are identical), so for the built-in
 //! schedulers the ids are assigned afterwards from the [`JobRecord`]s, by replaying
@@ -26,7 +26,7 @@
 //! capacity (it replays the trace's own start times), so a job may start when fewer
 //! nodes than it needs are free: it then takes every free node of the platform and the
 //! lowest free ids from the node count upward, nodes that do not exist. Such a job is
-//! counted in [`Allocation::overcommitted`], and the overcommit shows in a Gantt chart
+//! counted in `Allocation::overcommitted`, and the overcommit shows in a Gantt chart
 //! as rows above the platform. Nothing here panics on any records.
 //!
 //! Cost: O(n log n) for sorting the n jobs, plus O(log m) per interval taken or given

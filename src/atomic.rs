@@ -1,4 +1,4 @@
-//! Files that appear whole or not at all: [`write_new`].
+//! Files that appear whole or not at all: `write_new`.
 //!
 //! A file is written under a temporary name in its final directory
 //! (`.NAME.HOST-PID-N.tmp`, created exclusively: an existing file or symlink of that

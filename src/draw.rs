@@ -1,5 +1,5 @@
-//! Random draws: a [`Stream`] of xoshiro256++ numbers seeded through SplitMix64, and
-//! [`derive`], which turns a run's identity into independent seeds.
+//! Random draws: a `Stream` of xoshiro256++ numbers seeded through SplitMix64, and
+//! [`derive()`], which turns a run's identity into independent seeds.
 //!
 //! Every draw is defined here from raw 64-bit outputs (not by a general-purpose
 //! distribution library), so that results stay bit-identical across dependency

@@ -9,7 +9,7 @@
 //! result is bit for bit the computed one.
 //!
 //! Beside the entries (in two-character shard directories), `DIR/traces/` remembers
-//! what each trace a campaign named was when last read ([`TraceMemo`]): the content
+//! what each trace a campaign named was when last read (`TraceMemo`): the content
 //! hash and platform size its runs' keys were made from, so that a report can key its
 //! runs from the cache alone when the trace is not at hand.
 

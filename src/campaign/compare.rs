@@ -1,7 +1,7 @@
 //! Paired comparisons of a campaign's runs ([`compare`]): which runs are the same
 //! instance, and the statistics of each contrast ([`crate::metrics::paired`]) on the
 //! pairs. Used by the report (tables, forest plots) and by the adaptive seed rule
-//! ([`super::adaptive`]); no polars here.
+//! (`super::adaptive`); no polars here.
 //!
 //! For a [`CompareSpec`] along axis A with baseline b:
 //!

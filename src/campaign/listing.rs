@@ -2,7 +2,7 @@
 //! do with each run: `--list`, `--format json`) and [`RunSummary`] (what `campaign run`
 //! did with each: `--summary-json`). Both cover the runs a `--only` filter selects and
 //! count the others as `not_selected`. And their text forms: what a campaign is
-//! ([`describe`]), one line per run ([`run_lines`]).
+//! (`describe`), one line per run (`run_lines`).
 
 use super::cache::{Cache, Lookup};
 use super::runner::{LoadedWorkloads, Outcome, PlannedRun};

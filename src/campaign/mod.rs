@@ -3,7 +3,7 @@
 //! [`crate::run::RunDescription`] (whose encoding is the [`cache`] key) and computes the
 //! ones not cached ([`failure`]: why a run cannot run or failed); [`columns`] names the
 //! per-run values a report shows; [`compare`] pairs runs for the spec's comparisons,
-//! [`adaptive`] adds seeds until they are precise.
+//! `adaptive` adds seeds until they are precise.
 
 pub(crate) mod adaptive;
 pub mod cache;
@@ -117,7 +117,7 @@ impl std::ops::Index<Axis> for Labels {
 }
 
 impl serde::Serialize for Labels {
-    /// A map: `study`, each label column ([`spec::COLUMNS`]) and `seed`.
+    /// A map: `study`, each label column (`spec::COLUMNS`) and `seed`.
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(spec::COLUMNS.len() + 2))?;
         map.serialize_entry("study", &self.study.as_deref())?;

@@ -48,7 +48,7 @@ impl LoadedWorkloads {
     }
 }
 
-/// What loading does with the cache's trace memos ([`super::cache::TraceMemo`]).
+/// What loading does with the cache's trace memos (`super::cache::TraceMemo`).
 #[derive(Debug, Clone, Copy)]
 pub enum Memos<'a> {
     /// Nothing.
@@ -286,7 +286,7 @@ impl Outcome {
 /// Progress, for a reporter.
 #[derive(Debug, Clone)]
 pub enum Event<'a> {
-    /// Run `index` ended. `cost`: its estimated cost ([`super::shard::run_cost`]) when
+    /// Run `index` ended. `cost`: its estimated cost (`super::shard::run_cost`) when
     /// it was computed (or failed trying), 0 when its result was found.
     Finished {
         index: usize,

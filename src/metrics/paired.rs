@@ -62,7 +62,7 @@ pub struct PairedSummary {
     pub ci_low: f64,
     pub ci_high: f64,
     /// Half the interval's width relative to the larger of |mean difference| and
-    /// |baseline mean| ([`relative_half_width`]).
+    /// |baseline mean| (`relative_half_width`).
     pub half_width_rel: f64,
     /// Two-sided Wilcoxon signed-rank p-value (NaN when undefined).
     pub wilcoxon_p: f64,

@@ -1,6 +1,6 @@
 //! Reports, the only polars user: every run of a campaign in one DataFrame
 //! ([`runs_frame`], written as `runs.parquet` and `runs.csv`), and the tables a spec asks
-//! for ([`build_table`]), aggregated by polars group-by and laid out like the papers'
+//! for (`build_table`), aggregated by polars group-by and laid out like the papers'
 //! tables, with published values beside ours when the spec gives them; the paired
 //! comparisons a spec asks for ([`comparisons`]: tables and forest plots).
 

@@ -289,7 +289,7 @@ impl RunDescription {
     }
 
     /// The seeds of the run's random draws, derived from the workload's identity and
-    /// the seed number only (see [`WorkloadIdentity::draw_material`]): the transform's
+    /// the seed number only (see `WorkloadIdentity::draw_material`): the transform's
     /// are those of seed 0 for every seed (a shaken run perturbs the unshaken run's
     /// transformed workload), shaking's and the replay model's those of this run's
     /// seed.

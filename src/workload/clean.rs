@@ -251,7 +251,7 @@ pub enum StatusFilter {
     #[default]
     All,
     /// Keep only jobs with one of these statuses (sorted, no repeats: see
-    /// [`StatusFilter::only`]).
+    /// `StatusFilter::only`).
     Only(Vec<i64>),
 }
 

@@ -44,7 +44,7 @@ pub use trace::TraceSource;
 
 /// Where a workload comes from, with its parameters: a table tagged by `source`
 /// (`trace` or `model`; a spec may leave the tag out when `trace = …` or `model = …`
-/// says it), read by [`WorkloadSource::from_table`].
+/// says it), read by `WorkloadSource::from_table`.
 #[allow(clippy::large_enum_variant)] // a few per campaign; boxing buys nothing
 #[derive(Clone, Debug, PartialEq)]
 pub enum WorkloadSource {

@@ -3,11 +3,11 @@
 //! checked and every selection resolved to variant indices. Errors name the file, line
 //! and column, and the key.
 //!
-//! By concept: [`raw`] (the serde schema), [`error`] (errors and positions), [`sweep`]
-//! (the sweep mini-language), [`axes`] (the axis vocabulary), [`variants`] (each axis's
-//! variants), [`selections`] (experiments, studies, excludes, includes), [`tables`]
-//! (tables and published values), [`figures`] (the figures of the report) and
-//! [`compare`] (paired comparisons, and the adaptive seed rule).
+//! By concept: `raw` (the serde schema), `error` (errors and positions), `sweep`
+//! (the sweep mini-language), `axes` (the axis vocabulary), `variants` (each axis's
+//! variants), `selections` (experiments, studies, excludes, includes), `tables`
+//! (tables and published values), `figures` (the figures of the report) and
+//! `compare` (paired comparisons, and the adaptive seed rule).
 //!
 //! ```toml
 //! name = "paper2024"                      # results/<name>/

@@ -29,7 +29,7 @@ pub struct Figure {
 pub enum Panel {
     Lines(LinePanel),
     Strips(StripPanel),
-    /// Paired comparisons (drawn in [`super::forest`]).
+    /// Paired comparisons (drawn in `super::forest`).
     Forest(super::forest::ForestPanel),
 }
 

@@ -98,7 +98,7 @@ pub struct Jann97 {
     pub interarrival_scale: f64,
     /// Classes to use instead of the published tables (empty = the tables chosen by
     /// `classes` and `service`, rows 1–10, with the shares of tables 3–6). E.g. from
-    /// [`ClassFit::to_class_model`] of another trace.
+    /// `ClassFit::to_class_model` of another trace.
     pub custom_classes: Vec<ClassModel>,
 }
 

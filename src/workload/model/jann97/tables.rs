@@ -33,7 +33,7 @@
 //! - The "% of jobs" of the interarrival tables (1, 2, 7, 8) is (jobs − 1)/17 440: a
 //!   class of N jobs has N − 1 interarrival times (99.99 % for the whole workload,
 //!   40.42 % against 40.43 % for one processor). So interarrival times are taken
-//!   between consecutive jobs of the same class, as [`fit_trace`] does, and the total
+//!   between consecutive jobs of the same class, as `fit_trace` does, and the total
 //!   interarrival mean is the class mean times the class share (423.4 ≈ 1046 × 0.4042).
 
 use super::hyper_erlang::HyperErlang;
@@ -49,7 +49,7 @@ pub enum Classes {
     Pow2,
     /// Upper boundaries at multiples of five "except at the low end": 1, 2, 3–4,
     /// 5–10, 11–15, 16–20, … (tables 2, 4, 6, 8, 10, 12; the low end as the tables
-    /// print it, 5–10 rather than 5 and 6–10); then, in [`fit_trace`], a class with
+    /// print it, 5–10 rather than 5 and 6–10); then, in `fit_trace`, a class with
     /// less than 1 % of the jobs is merged with the neighbour that has fewer jobs until
     /// every class has at least 1 %.
     Mult5,
