@@ -1,9 +1,10 @@
 //! Node ids for a finished schedule: `allocation_of` gives every job that ran a
 //! [`NodeSet`], the ids of the nodes it held, as Batsim and evalys expect them: those
-//! the scheduler chose, for a scheduler that chooses them (an external one, over
-//! Batsim's protocol), else those `assign_nodes` assigns.
+//! the scheduler chose, for a scheduler that chooses them (the backfilling family under
+//! `reserve = "machines"`, an external one over Batsim's protocol), else those
+//! `assign_nodes` assigns.
 //!
-//! The simulator only counts busy nodes (the nodes are identical), so for the built-in
+//! The simulator only counts busy nodes (the nodes are identical), so for the other
 //! schedulers the ids are assigned afterwards from the [`JobRecord`]s, by replaying
 //! their starts and ends:
 //!
@@ -98,8 +99,9 @@ impl FreeIds {
 }
 
 /// The node ids of a simulation's jobs on `nodes` nodes: the scheduler's own when it
-/// chose them ([`SimOutput::nodes`]; never overcommitted: the scheduler's choices are
-/// checked as they are made), else [`assign_nodes`] of the records.
+/// chose them ([`SimOutput::nodes`]; the invariant checker's `check_nodes` holds them to
+/// the jobs' sizes and never one node to two jobs), else [`assign_nodes`] of the
+/// records.
 pub(crate) fn allocation_of(output: &SimOutput, nodes: u32) -> Allocation {
     match &output.nodes {
         Some(chosen) => Allocation {

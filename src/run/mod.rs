@@ -21,7 +21,7 @@ use crate::metrics::{
 };
 use crate::platform::{Platform, PlatformChange, PlatformError};
 use crate::replay::ReplayError;
-use crate::sched::{Violation, check};
+use crate::sched::{Violation, check, check_nodes};
 use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
 use crate::sim::{
     MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
@@ -121,15 +121,15 @@ pub fn perturb<'a>(
 /// Simulates `workload` (already transformed and shaken) as `run` says.
 fn run<W>(
     workload: &Workload,
-    options: &RunDescription<W, u32>,
+    run: &RunDescription<W, u32>,
     execution: &Execution,
 ) -> Result<RunResult, RunError> {
     if workload.len() > MAX_JOBS {
         return Err(RunError::TooManyJobs);
     }
-    let base_platform = Platform::new(i64::from(options.nodes), 1.0)?;
-    let platform = base_platform.changed(options.change)?;
-    let setup = options.scheduler.get();
+    let base_platform = Platform::new(i64::from(run.nodes), 1.0)?;
+    let platform = base_platform.changed(run.change)?;
+    let setup = run.scheduler.get();
     if setup.needs_recorded_waits()
         && let Some(j) = workload.jobs().iter().find(|j| j.recorded_wait.is_none())
     {
@@ -143,7 +143,7 @@ fn run<W>(
         }
         .into());
     }
-    let jobs = prepare(workload, platform, options.semantics);
+    let jobs = prepare(workload, platform, run.semantics);
     let mut scheduler = setup.build(jobs.len());
     // Resolved once: the replay model's day and week cycles and the summaries share it.
     let calendar = crate::workload::Calendar::of(&workload.header);
@@ -151,7 +151,7 @@ fn run<W>(
         seed: execution.seeds.replay,
         calendar: &calendar,
     };
-    let mut replay = options.replay.submitter(workload, context)?;
+    let mut replay = run.replay.submitter(workload, context)?;
     let output = simulate_within(
         &jobs,
         platform.nodes,
@@ -167,13 +167,17 @@ fn run<W>(
     let replayed: Vec<_> = output.records.iter().map(|r| r.submit).collect();
     let user_lateness = lateness_by_user(&users, &recorded, &replayed);
     let violations = execution.check.then(|| {
-        check(
+        let mut found = check(
             &output.records,
             &output.events,
             platform.nodes,
             setup.promise(),
-            options.semantics.walltime,
-        )
+            run.semantics.walltime,
+        );
+        if let Some(chosen) = &output.nodes {
+            found.extend(check_nodes(&output.records, chosen, platform.nodes));
+        }
+        found
     });
     // A workload without a calendar (header fields) has no hour-of-week summary.
     let summary = RunSummary::of(SummaryInput {

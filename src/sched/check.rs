@@ -2,7 +2,7 @@
 //! records alone (except conservative's promises, which only the scheduler can know), so
 //! it is independent of the scheduler code it checks.
 
-use crate::sim::{Event, EventLog, Happening, JobRecord, JobState, WalltimePolicy};
+use crate::sim::{Event, EventLog, Happening, JobRecord, JobState, NodeSet, WalltimePolicy};
 use crate::time::Time;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -389,6 +389,84 @@ fn sort_by_time(pairs: &mut [(Time, usize)]) {
     }
 }
 
+/// With the node ids a scheduler chose ([`crate::sim::SimOutput::nodes`]): every job
+/// that ran holds as many distinct ids as it asked nodes, all below the node count, and
+/// no node is held by two jobs at once (`[start, finish)`: a job may take a node at the
+/// instant another frees it). Jobs that run for no time hold nothing.
+pub fn check_nodes(
+    records: &[JobRecord],
+    chosen: &[Option<NodeSet>],
+    nodes: u32,
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    // (time, 0 = end / 1 = start, job index): ends first at equal times.
+    let mut events: Vec<(Time, u8, usize)> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let set = chosen.get(i).and_then(Option::as_ref);
+        match (r.start, set) {
+            (None, Some(_)) => out.push(Violation {
+                job: r.id,
+                what: "holds node ids but never started".into(),
+            }),
+            (Some(_), None) => out.push(Violation {
+                job: r.id,
+                what: "started without node ids".into(),
+            }),
+            (Some(start), Some(set)) => {
+                if set.len() != u64::from(r.size) {
+                    out.push(Violation {
+                        job: r.id,
+                        what: format!("holds {} node ids for a size of {}", set.len(), r.size),
+                    });
+                }
+                if let Some(max) = set.max().filter(|&m| m >= u64::from(nodes)) {
+                    out.push(Violation {
+                        job: r.id,
+                        what: format!("holds node {max} on a platform of {nodes} nodes"),
+                    });
+                }
+                let finish = r.finish.unwrap_or(start);
+                if finish > start {
+                    events.push((start, 1, i));
+                    events.push((finish, 0, i));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    events.sort_unstable();
+    // The nodes held now: first id -> (end of the range, holder's index).
+    let mut held: std::collections::BTreeMap<u64, (u64, usize)> = Default::default();
+    for (t, kind, i) in events {
+        let Some(set) = chosen[i].as_ref() else {
+            continue;
+        };
+        for &(a, b) in set.intervals() {
+            if kind == 0 {
+                if held.get(&a).is_some_and(|&(_, holder)| holder == i) {
+                    held.remove(&a);
+                }
+                continue;
+            }
+            // A held range overlapping [a, b): the last one starting before b.
+            if let Some((_, &(end, other))) = held.range(..b).next_back()
+                && end > a
+            {
+                out.push(Violation {
+                    job: records[i].id,
+                    what: format!(
+                        "starts at {t} s on nodes job {} still holds",
+                        records[other].id
+                    ),
+                });
+                continue;
+            }
+            held.insert(a, (b, i));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -602,5 +680,70 @@ mod tests {
             let v = check(&records, &log, 2, promise, WalltimePolicy::Kill);
             assert!(v.iter().any(|v| v.job == 2), "{config}: {v:?}");
         }
+    }
+
+    /// Node ids checked by hand, on 4 nodes (`[start, finish)`, ids half-open):
+    /// - job 1, size 2, [0, 10) on 0-1; job 2, size 2, [10, 20) on 0-1: takes them at
+    ///   the instant job 1 frees them: fine;
+    /// - job 3, size 2, [5, 15) on 1-2: node 1 is job 1's until 10: a violation;
+    /// - job 4, size 2, [0, 5) on 3 only: one id for a size of 2;
+    /// - job 5, size 1, [20, 30) on 4: beyond the 4 nodes;
+    /// - job 6, size 1, [7, 7) on 0 (runs for no time): holds nothing, no overlap;
+    /// - job 7 started without ids, job 8 never started but has some.
+    #[test]
+    fn node_ids_by_hand() {
+        let s = Time::from_secs;
+        let rec = |id: i64, size: u32, span: Option<(i64, i64)>| JobRecord {
+            id,
+            submit: s(0),
+            start: span.map(|(a, _)| s(a)),
+            finish: span.map(|(_, b)| s(b)),
+            size,
+            runtime: s(10),
+            requested: s(10),
+            state: JobState::Completed,
+            arrival: id as u64,
+            promised_start: None,
+        };
+        let ids = |t: &str| Some(NodeSet::parse(t).unwrap());
+        let records = [
+            rec(1, 2, Some((0, 10))),
+            rec(2, 2, Some((10, 20))),
+            rec(3, 2, Some((5, 15))),
+            rec(4, 2, Some((0, 5))),
+            rec(5, 1, Some((20, 30))),
+            rec(6, 1, Some((7, 7))),
+            rec(7, 1, Some((0, 1))),
+            rec(8, 1, None),
+        ];
+        let chosen = [
+            ids("0-1"),
+            ids("0-1"),
+            ids("1-2"),
+            ids("3"),
+            ids("4"),
+            ids("0"),
+            None,
+            ids("2"),
+        ];
+        let found: Vec<String> = check_nodes(&records, &chosen, 4)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "job 4: holds 1 node ids for a size of 2",
+                "job 5: holds node 4 on a platform of 4 nodes",
+                "job 7: started without node ids",
+                "job 8: holds node ids but never started",
+                "job 3: starts at 5 s on nodes job 1 still holds",
+            ]
+        );
+        // Without job 3, the rest of the schedule is sound.
+        let sound: Vec<usize> = vec![0, 1, 5];
+        let records: Vec<JobRecord> = sound.iter().map(|&i| records[i]).collect();
+        let chosen: Vec<Option<NodeSet>> = sound.iter().map(|&i| chosen[i].clone()).collect();
+        assert_eq!(check_nodes(&records, &chosen, 4), []);
     }
 }

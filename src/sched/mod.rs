@@ -29,7 +29,7 @@ mod reference_tests;
 pub use crate::sim::Scheduler;
 pub use backfill::BackfillConfig;
 pub use batsim::{Batsim, BatsimConfig};
-pub use check::{Promise, Violation, check};
+pub use check::{Promise, Violation, check, check_nodes};
 pub use conservative::ConservativeConfig;
 pub use easy::EasyConfig;
 pub use fcfs::{Fcfs, FcfsConfig};

@@ -52,11 +52,11 @@ pub trait Scheduler {
     }
 
     /// Whether this scheduler decides more than which jobs start: rejecting waiting
-    /// jobs, killing running ones, choosing node ids, or failing (an external scheduler
-    /// over Batsim's protocol). Asked once, before the simulation; only then does the
-    /// simulator call [`Scheduler::ending`], [`Scheduler::decisions`] and
-    /// [`Scheduler::nodes`], so that schedulers that only start jobs pay nothing for
-    /// them.
+    /// jobs, killing running ones, or failing (an external scheduler over Batsim's
+    /// protocol). Asked once, before the simulation; only then does the simulator call
+    /// [`Scheduler::ending`] and [`Scheduler::decisions`], so that schedulers that only
+    /// start jobs pay nothing for them. ([`Scheduler::nodes`] is asked of every
+    /// scheduler, once, at the end.)
     fn decides(&self) -> bool {
         false
     }
@@ -864,11 +864,13 @@ mod tests {
         assert_eq!(e, SimError::KilledNotRunning { now: s(0), id: 1 });
     }
 
-    /// Schedulers that do not choose machines give no node ids: they are assigned
-    /// afterwards.
+    /// Node ids come from any scheduler that gives them, one that only starts jobs too
+    /// (the backfilling family's machine reservations), and none from one that does not.
     #[test]
-    fn schedulers_that_do_not_choose_machines_give_no_nodes() {
-        struct Greedy;
+    fn node_ids_come_from_the_scheduler_that_chose_them() {
+        struct Greedy {
+            chooses: bool,
+        }
         impl Scheduler for Greedy {
             fn submitted(&mut self, _: JobIdx, _: &Context<'_>) {}
             fn ended(&mut self, _: JobIdx, _: &Context<'_>) {}
@@ -878,8 +880,16 @@ mod tests {
                 }
                 None
             }
+            fn nodes(&mut self) -> Option<Vec<Option<NodeSet>>> {
+                self.chooses
+                    .then(|| vec![Some(NodeSet::parse("1").unwrap())])
+            }
         }
-        let out = simulate(&[job(0, 1, 10, None)], 1, &mut Greedy, &mut at(&[0])).unwrap();
-        assert_eq!(out.nodes, None);
+        for chooses in [false, true] {
+            let mut s = Greedy { chooses };
+            let out = simulate(&[job(0, 1, 10, None)], 2, &mut s, &mut at(&[0])).unwrap();
+            let want = chooses.then(|| vec![Some(NodeSet::parse("1").unwrap())]);
+            assert_eq!(out.nodes, want, "chooses: {chooses}");
+        }
     }
 }

@@ -92,7 +92,9 @@ fn compare(input: &[&str], scheduler: &str, oracle: &str) -> Agreement {
     campaign()
         .arg("simulate")
         .args(input)
-        .args(["--walltime", "kill", "--scheduler", scheduler])
+        // The checker too: under machine reservations it holds the machines to the
+        // jobs' sizes and never one machine to two jobs.
+        .args(["--walltime", "kill", "--check", "--scheduler", scheduler])
         .arg("--jobs-out")
         .arg(&csv)
         .assert()

@@ -161,6 +161,53 @@ fn evalys_reads_jobs_out_and_agrees() {
     }
 }
 
+/// `--jobs-out` of `machine_ids.swf.txt` under EASY with machine reservations (five
+/// nodes), derived by hand (the fixture's README entry): the ids are the machines the
+/// scheduler chose, job 7 backfilled on node 4 outside job 6's reservation of 1-3.
+#[test]
+fn machine_reservation_node_ids_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    campaign()
+        .arg("simulate")
+        .arg(fixture("machine_ids.swf.txt"))
+        .args(["--check", "--scheduler"])
+        .arg("{ kind = \"backfill\", reserve = \"machines\" }")
+        .arg("--jobs-out")
+        .arg(&csv)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (id, start, nodes) = (
+        column("job_id"),
+        column("starting_time"),
+        column("allocated_resources"),
+    );
+    let rows: Vec<(String, String, String)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[id].into(), f[start].into(), f[nodes].into())
+        })
+        .collect();
+    let want = [
+        ("1", "0", "0"),
+        ("2", "0", "1"),
+        ("3", "0", "2"),
+        ("4", "0", "3"),
+        ("5", "0", "4"),
+        ("6", "20", "1-3"),
+        ("7", "7", "4"),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|&(i, s, n)| (i.into(), s.into(), n.into()))
+        .collect();
+    assert_eq!(rows, want);
+}
+
 /// Under machine reservations the node ids are the machines the scheduler chose
 /// (batsched's rule, not ids assigned afterwards): evalys loads them, finds no node
 /// held by two jobs at once and the same metrics.
