@@ -1,10 +1,10 @@
 //! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
 //!
-//! Layers, lowest first (a layer never imports a higher one): [`time`], [`atomic`]
+//! Layers, lowest first (a layer never imports a higher one): [`time`], `atomic`
 //! (files written whole or not at all),
 //! [`quantile`] and [`draw`] (seeded random streams), [`swf`],
 //! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
-//! [`allocation`] (node ids for a finished schedule), [`run`]
+//! `allocation` (node ids for a finished schedule), [`run`]
 //! (one simulation end to end, described once by a [`run::RunDescription`]),
 //! [`campaign`] (specs, grids, cache, runner), [`report`] (polars tables) and
 //! [`cli`], the command line as a library call ([`cli::main_with`]) that the
@@ -18,8 +18,8 @@ pub mod registry;
 pub mod regular;
 pub(crate) mod suggest;
 
-pub mod allocation;
-pub mod atomic;
+pub(crate) mod allocation;
+pub(crate) mod atomic;
 pub mod campaign;
 pub mod cli;
 pub mod draw;

@@ -41,8 +41,9 @@ pub enum RunFailure {
         workload: String,
         cause: Arc<RunError>,
     },
-    /// The simulation failed: a workload the simulator cannot take (beyond its horizon),
-    /// or a scheduler or replay model that broke its contract.
+    /// Simulating it failed: its transform, shaking, platform or replay model refused
+    /// the workload (too many jobs, beyond the simulator's horizon, no recorded waits for
+    /// `recorded`, ...), or a scheduler or replay model broke its contract.
     #[error("{0}")]
     Simulation(Arc<RunError>),
     /// Stopped after `limit` of wall-clock time (the run's time limit), at simulated

@@ -18,13 +18,9 @@ pub(crate) mod shard;
 pub mod spec;
 pub(crate) mod status;
 
-pub use failure::RunFailure;
-
-pub use failure::{Panic, WorkloadFailure};
-pub use grid::expand;
-pub use grid::{Grid, GridRun};
-pub use spec::SpecError;
-pub use spec::{Axis, AxisName, Choices, Spec, parse};
+pub use failure::{Panic, RunFailure, WorkloadFailure};
+pub use grid::{Grid, GridRun, expand};
+pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
 
 use serde::ser::SerializeMap;
 use std::path::Path;

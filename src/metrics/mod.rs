@@ -11,18 +11,15 @@ mod shaking;
 mod summary;
 mod users;
 
-pub use lateness::{Lateness, late_share, lateness, lateness_by_user};
-
-pub use lateness::UserLateness;
-pub use scheduling::JobCounts;
-pub use scheduling::{BSLD_TAU, recorded_records};
-pub use scheduling::{SchedulingMetrics, recorded_metrics};
+pub use lateness::{Lateness, UserLateness, late_share, lateness, lateness_by_user};
+pub use scheduling::{BSLD_TAU, JobCounts, SchedulingMetrics, recorded_metrics, recorded_records};
 pub use shaking::{CONCENTRATION_BAND_PCT, ShakingStats};
 pub(crate) use shaking::{SHAKING_STATS, shaking_stats};
 pub(crate) use summary::BUSY_BINS;
-pub use summary::{JobSummaries, RunSummary, SummaryInput, Timeline};
-pub use summary::{LOG_BINS_PER_DECADE, PERCENTILES, TIMELINE_BINS};
-pub use summary::{LogHistogram, QueueBin, UserSummary};
+pub use summary::{
+    JobSummaries, LOG_BINS_PER_DECADE, LogHistogram, PERCENTILES, QueueBin, RunSummary,
+    SummaryInput, TIMELINE_BINS, Timeline, UserSummary,
+};
 pub use users::Users;
 
 /// Reads back a float that JSON wrote as `null` because it was NaN.

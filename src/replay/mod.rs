@@ -20,26 +20,25 @@ mod stats;
 pub use crate::sim::Submitter;
 pub use adjusted::Adjusted;
 pub(crate) use adjusted::AdjustedConfig;
-pub use batches::{Batch, BatchGraph};
-pub use batches::{BatchDeps, BatchDoc, BatchStats};
-pub use batches::{BatchEntryDoc, Spread};
-pub use batches::{BatchSummary, UserBatchDoc, UserBatchStats};
+pub use batches::{
+    Batch, BatchDeps, BatchDoc, BatchEntryDoc, BatchGraph, BatchStats, BatchSummary, Spread,
+    UserBatchDoc, UserBatchStats,
+};
 pub use behaviour::Continuation;
 pub use distribution::{Distribution, DistributionConfig, Worker};
 pub use feedback::{Feedback, FeedbackConfig};
 pub(crate) use fluid::FluidConfig;
-pub use fluid::FluidDelays;
-pub use fluid::{Fluid, Sessions};
-pub use next_batch::Release;
-pub use next_batch::{NextBatch, Released, UserModel};
+pub use fluid::{Fluid, FluidDelays, Sessions};
+pub use next_batch::{NextBatch, Release, Released, UserModel};
 pub use preceding::Preceding;
 pub(crate) use preceding::PrecedingConfig;
 pub use rigid::Rigid;
 pub(crate) use rigid::RigidConfig;
-pub use sessions::{Delimitation, Delimiter, Edge, GraphDoc, Session, SessionGraph, UserGraphDoc};
-pub use sessions::{EdgeDoc, SessionDoc, UserSessions};
-pub use stats::GraphStats;
-pub use stats::{ThinkTimeStats, UserGraphStats};
+pub use sessions::{
+    Delimitation, Delimiter, Edge, EdgeDoc, GraphDoc, Session, SessionDoc, SessionGraph,
+    UserGraphDoc, UserSessions,
+};
+pub use stats::{GraphStats, ThinkTimeStats, UserGraphStats};
 
 use crate::choice::choice;
 use crate::registry::{Configured, Entry, Family, Implementation, RegistryError};

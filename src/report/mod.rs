@@ -23,11 +23,9 @@ mod summaries;
 pub use chart::{
     ChartError, Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, StripPanel,
 };
-pub use compare::comparisons;
 pub(crate) use compare::write_comparison;
-pub use compare::{COMPARE_COLUMNS, Comparison};
-pub use figures::Figures;
-pub use figures::MAX_FIGURES;
+pub use compare::{COMPARE_COLUMNS, Comparison, comparisons};
+pub use figures::{Figures, MAX_FIGURES};
 pub(crate) use figures::{campaign_figures, run_figures};
 pub use forest::{ForestPanel, ForestRow};
 pub(crate) use html::{PageInfo, write_html, write_svgs};

@@ -12,10 +12,8 @@ mod hand_tests;
 mod perturb;
 mod transform;
 
-pub use perturb::{Attribute, KillClock, Limits, Mode, ShakeConfig, draws, eligible, shake};
-
-pub use perturb::{ShakeError, ShakeReport};
-
-pub use perturb::shake_with;
-pub use transform::TransformError;
-pub use transform::{ArrivalScale, JobEdit, Transform, offered_load, transform};
+pub use perturb::{
+    Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeError, ShakeReport, draws, eligible,
+    shake, shake_with,
+};
+pub use transform::{ArrivalScale, JobEdit, Transform, TransformError, offered_load, transform};

@@ -19,7 +19,7 @@ pub fn write_swf<W: Write>(trace: &SwfTrace, out: W) -> io::Result<()> {
 }
 
 /// [`write_swf`] to a file, with the path in the error. The file appears whole or not
-/// at all ([`crate::atomic`]).
+/// at all (`crate::atomic`).
 pub fn write_swf_path(trace: &SwfTrace, path: &Path) -> Result<(), SwfError> {
     let io = |source| SwfError::Write {
         path: path.to_path_buf(),

@@ -15,29 +15,20 @@ mod source;
 mod synthetic;
 mod trace;
 
-pub use archive::{ARCHIVE, archive_trace, fetch, sha256_hex};
-
-pub use archive::{ArchiveTrace, FetchError};
-
+pub use archive::{ARCHIVE, ArchiveTrace, FetchError, archive_trace, fetch, sha256_hex};
 pub(crate) use archive::{ARCHIVE_URL, ARCHIVE_URL_ENV};
-pub use calendar::LocalClock;
-pub use calendar::{Calendar, CalendarError};
-pub use catalog::TraceLocator;
-pub use catalog::TraceNotFound;
+pub use calendar::{Calendar, CalendarError, LocalClock};
 pub(crate) use catalog::{TRACE_DIR_ENV, trace_name};
-pub use clean::BATSIM_WALLTIME_FACTOR;
-pub(crate) use clean::{CleaningError, RequestedTime};
-pub use clean::{CleaningPolicy, NeverRanPolicy, PartitionSelection, WaitPolicy, never_ran};
+pub use catalog::{TraceLocator, TraceNotFound};
 pub use clean::{
-    CleaningReport, RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource,
-    StatusFilter,
+    BATSIM_WALLTIME_FACTOR, CleaningPolicy, CleaningReport, NeverRanPolicy, PartitionSelection,
+    RequestedTimePolicy, RequestedTimeSource, RuntimePolicy, SizeSource, StatusFilter, WaitPolicy,
+    never_ran,
 };
-pub use partition::Partition;
-pub use partition::PartitionSizeFrom;
-
+pub(crate) use clean::{CleaningError, RequestedTime};
 pub use model::{Arrival, GeneratedJob, ModelSetup, WorkloadModel, WorkloadModels};
-pub use source::{LoadError, LoadedWorkload};
-pub use source::{Origin, SourceSetup, WorkloadIdentity};
+pub use partition::{Partition, PartitionSizeFrom};
+pub use source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
 pub(crate) use synthetic::MODEL_WALLTIME_FACTOR;
 pub use synthetic::SyntheticSource;
 pub use trace::TraceSource;

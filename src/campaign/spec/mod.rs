@@ -80,25 +80,16 @@ mod tables;
 mod tests;
 mod variants;
 
-pub use axes::{Axis, AxisName, Choices};
-
-pub use axes::PartialChoices;
-
 pub(crate) use axes::{AXIS_COUNT, COLUMNS};
-pub use compare::Adaptive;
-pub use compare::CompareSpec;
-pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START};
-pub use error::At;
-pub use error::SpecError;
-pub use figures::FigureKind;
-pub use figures::FigureSpec;
+pub use axes::{Axis, AxisName, Choices, PartialChoices};
+pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
+pub use error::{At, SpecError};
 pub(crate) use figures::{DEFAULT_FIGURE_METRICS, swept_parameter, swept_value};
+pub use figures::{FigureKind, FigureSpec};
 pub use selections::{GridDef, Selection};
 pub(crate) use sweep::Swept;
 pub use sweep::SweptValue;
-pub use tables::Aggregate;
-pub use tables::Expected;
-pub use tables::TableSpec;
+pub use tables::{Aggregate, Expected, TableSpec};
 pub(crate) use variants::DEFAULT_VARIANT;
 pub use variants::{ShakeVariant, WorkloadVariant};
 

@@ -1,3 +1,6 @@
+//! The chart's ticks, ranges and layout against their definitions (property tests) and
+//! by hand.
+
 use super::*;
 use proptest::prelude::*;
 
