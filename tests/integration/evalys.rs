@@ -8,7 +8,7 @@
 //! Without python3, its venv module or pip (or without network access to PyPI for the
 //! first install), these tests fail and say what is missing: they never skip.
 
-use crate::common::{campaign, fixture, venv_python};
+use crate::common::{campaign, column, fixture, read_csv, venv_python};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -177,20 +177,15 @@ fn machine_reservation_node_ids_by_hand() {
         .arg(&csv)
         .assert()
         .success();
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (header, rows) = read_csv(&csv);
     let (id, start, nodes) = (
-        column("job_id"),
-        column("starting_time"),
-        column("allocated_resources"),
+        column(&header, "job_id"),
+        column(&header, "starting_time"),
+        column(&header, "allocated_resources"),
     );
-    let rows: Vec<(String, String, String)> = lines
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (f[id].into(), f[start].into(), f[nodes].into())
-        })
+    let rows: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|f| (f[id].clone(), f[start].clone(), f[nodes].clone()))
         .collect();
     let want = [
         ("1", "0", "0"),
