@@ -23,6 +23,7 @@
 
 use super::jobs::Jobs;
 use super::order::Order;
+use super::queue::WaitQueue;
 use crate::sched::profile::Profile;
 use crate::sim::{Context, JobIdx};
 use crate::time::Time;
@@ -32,12 +33,7 @@ use std::collections::BTreeSet;
 #[derive(Debug)]
 pub(crate) struct Keep {
     profile: Option<Profile>,
-    /// Waiting jobs in arrival order; entries of started jobs are dropped lazily.
-    queue: Vec<JobIdx>,
-    /// Jobs submitted since the last pass.
-    arrivals: Vec<JobIdx>,
-    waiting: Vec<bool>,
-    stale_in_queue: usize,
+    q: WaitQueue,
     /// Whether a waiting job holds a reservation, and how many do.
     holder: Vec<bool>,
     held: usize,
@@ -54,10 +50,6 @@ pub(crate) struct Keep {
     blocked: Vec<Blocked>,
     /// The queue length from which a compression remembers its searches.
     remember_from: usize,
-    /// The waiting jobs in queue order at this pass (orders other than fcfs), and each
-    /// job's position in it.
-    walk: Vec<JobIdx>,
-    rank: Vec<u32>,
     scratch: Vec<JobIdx>,
 }
 
@@ -99,10 +91,7 @@ impl Keep {
     pub(crate) fn new(_config: &super::BackfillConfig, jobs: usize) -> Keep {
         Keep {
             profile: None,
-            queue: Vec::new(),
-            arrivals: Vec::new(),
-            waiting: vec![false; jobs],
-            stale_in_queue: 0,
+            q: WaitQueue::new(jobs),
             holder: vec![false; jobs],
             held: 0,
             reservation: vec![Time::ZERO; jobs],
@@ -114,8 +103,6 @@ impl Keep {
             ended_early: false,
             blocked: Vec::with_capacity(FACTS),
             remember_from: REMEMBER_FROM,
-            walk: Vec::new(),
-            rank: vec![0; jobs],
             scratch: Vec::new(),
         }
     }
@@ -131,7 +118,7 @@ impl Keep {
     }
 
     pub(crate) fn submitted(&mut self, job: JobIdx, _jobs: &Jobs, _ctx: &Context<'_>) {
-        self.arrivals.push(job);
+        self.q.submitted(job);
     }
 
     pub(crate) fn ended(&mut self, job: JobIdx, _jobs: &Jobs, ctx: &Context<'_>) {
@@ -146,15 +133,6 @@ impl Keep {
         }
     }
 
-    /// A waiting job's place in the queue order (lower first).
-    fn rank_of(&self, jobs: &Jobs, job: JobIdx) -> u64 {
-        if jobs.order == Order::Fcfs {
-            jobs.arrival(job)
-        } else {
-            u64::from(self.rank[job as usize])
-        }
-    }
-
     /// Waiting job `job` starts now.
     fn start(&mut self, job: JobIdx, jobs: &mut Jobs, ctx: &Context<'_>, starts: &mut Vec<JobIdx>) {
         let now = ctx.now;
@@ -165,8 +143,7 @@ impl Keep {
             self.held -= 1;
             self.by_start.remove(&(self.reservation[i], job));
         }
-        self.waiting[i] = false;
-        self.stale_in_queue += 1;
+        self.q.started(job);
         self.running[i] = true;
         self.end[i] = now + slot(jobs.planned(job));
         self.ends.insert((self.end[i], job));
@@ -205,23 +182,8 @@ impl Keep {
         self.profile
             .get_or_insert_with(|| Profile::new(ctx.total_nodes))
             .advance(now);
-        for &job in &self.arrivals {
-            self.waiting[job as usize] = true;
-            self.queue.push(job);
-        }
-        let arrivals = std::mem::take(&mut self.arrivals);
         // The queue order at this pass (fcfs: the queue itself).
-        if jobs.order != Order::Fcfs {
-            let mut walk = std::mem::take(&mut self.walk);
-            walk.clear();
-            let waiting = &self.waiting;
-            walk.extend(self.queue.iter().copied().filter(|&j| waiting[j as usize]));
-            jobs.sort(jobs.order, &mut walk, ctx);
-            for (k, &j) in walk.iter().enumerate() {
-                self.rank[j as usize] = k as u32;
-            }
-            self.walk = walk;
-        }
+        let arrivals = self.q.admit(jobs, ctx, false);
 
         self.extend_overdue(jobs, ctx);
 
@@ -230,12 +192,8 @@ impl Keep {
         // of this compression ruled out for it (see `Blocked`).
         let compress = std::mem::take(&mut self.ended_early);
         self.blocked.clear();
-        let remember = self.queue.len() >= self.remember_from;
-        let walk = if jobs.order == Order::Fcfs {
-            std::mem::take(&mut self.queue)
-        } else {
-            std::mem::take(&mut self.walk)
-        };
+        let remember = self.q.len() >= self.remember_from;
+        let walk = self.q.take_walk();
         for &job in &walk {
             let i = job as usize;
             if !self.holder[i] {
@@ -263,7 +221,7 @@ impl Keep {
             };
             for &job in candidates {
                 let i = job as usize;
-                if !self.waiting[i] || self.holder[i] {
+                if !self.q.is_waiting(job) || self.holder[i] {
                     continue;
                 }
                 if self.held < limit {
@@ -295,16 +253,8 @@ impl Keep {
             }
         }
         self.scratch = rest;
-        if jobs.order == Order::Fcfs {
-            self.queue = walk;
-        } else {
-            self.walk = walk;
-        }
-        if self.stale_in_queue * 2 > self.queue.len() {
-            let waiting = &self.waiting;
-            self.queue.retain(|&j| waiting[j as usize]);
-            self.stale_in_queue = 0;
-        }
+        self.q.put_back(walk);
+        self.q.recycle(arrivals);
 
         let next_start = self.by_start.first().map(|&(r, _)| r);
         let next_end = self.next_extension();
@@ -406,7 +356,7 @@ impl Keep {
                     .by_start
                     .range(..(b, 0))
                     .filter(|&&(r, j)| r + slot(jobs.planned(j)) > a)
-                    .max_by_key(|&&(_, j)| self.rank_of(jobs, j))
+                    .max_by_key(|&&(_, j)| self.q.rank_of(jobs, j))
                     .copied();
                 // A victim always exists: the running jobs alone fit on the platform.
                 let Some((r, v)) = victim else { break };
@@ -429,7 +379,7 @@ impl Keep {
             self.end[i] = new_end;
             self.ends.insert((new_end, job));
         }
-        displaced.sort_unstable_by_key(|&j| self.rank_of(jobs, j));
+        displaced.sort_unstable_by_key(|&j| self.q.rank_of(jobs, j));
         for job in displaced {
             let i = job as usize;
             let (size, d) = (ctx.jobs[i].size, slot(jobs.planned(job)));

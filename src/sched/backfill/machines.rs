@@ -18,7 +18,7 @@
 use super::Hold;
 use super::jobs::Jobs;
 use super::machine_profile::{MachineProfile, MachineSet};
-use super::order::Order;
+use super::queue::WaitQueue;
 use crate::sim::{Context, JobIdx, NodeSet};
 use crate::time::Time;
 use std::collections::BTreeSet;
@@ -33,11 +33,7 @@ fn slot(d: Time) -> Time {
 pub(crate) struct Machines {
     hold: Hold,
     profile: Option<MachineProfile>,
-    /// Waiting jobs in arrival order; entries of started jobs are dropped lazily.
-    queue: Vec<JobIdx>,
-    arrivals: Vec<JobIdx>,
-    waiting: Vec<bool>,
-    stale_in_queue: usize,
+    q: WaitQueue,
     /// The machines a running job or a holder holds.
     machines: Vec<MachineSet>,
     running: Vec<bool>,
@@ -53,8 +49,6 @@ pub(crate) struct Machines {
     by_start: BTreeSet<(Time, JobIdx)>,
     /// A job ended since the last pass.
     ended: bool,
-    walk: Vec<JobIdx>,
-    rank: Vec<u32>,
 }
 
 impl Machines {
@@ -62,10 +56,7 @@ impl Machines {
         Machines {
             hold: config.hold,
             profile: None,
-            queue: Vec::new(),
-            arrivals: Vec::new(),
-            waiting: vec![false; jobs],
-            stale_in_queue: 0,
+            q: WaitQueue::new(jobs),
             machines: vec![MachineSet::default(); jobs],
             running: vec![false; jobs],
             end: vec![Time::ZERO; jobs],
@@ -76,8 +67,6 @@ impl Machines {
             promised: vec![None; jobs],
             by_start: BTreeSet::new(),
             ended: false,
-            walk: Vec::new(),
-            rank: vec![0; jobs],
         }
     }
 
@@ -103,7 +92,7 @@ impl Machines {
     }
 
     pub(crate) fn submitted(&mut self, job: JobIdx, _jobs: &Jobs, _ctx: &Context<'_>) {
-        self.arrivals.push(job);
+        self.q.submitted(job);
     }
 
     pub(crate) fn ended(&mut self, job: JobIdx, _jobs: &Jobs, ctx: &Context<'_>) {
@@ -122,14 +111,6 @@ impl Machines {
         self.profile
             .as_mut()
             .expect("the profile exists during a pass")
-    }
-
-    fn rank_of(&self, jobs: &Jobs, job: JobIdx) -> u64 {
-        if jobs.order == Order::Fcfs {
-            jobs.arrival(job)
-        } else {
-            u64::from(self.rank[job as usize])
-        }
     }
 
     /// Waiting job `job` starts now on `machines` (a holder's are already reserved).
@@ -152,8 +133,7 @@ impl Machines {
             self.profile().reserve(now, now + d, &machines);
         }
         self.machines[i] = machines;
-        self.waiting[i] = false;
-        self.stale_in_queue += 1;
+        self.q.started(job);
         self.running[i] = true;
         self.end[i] = now + d;
         self.ends.insert((self.end[i], job));
@@ -170,21 +150,9 @@ impl Machines {
         self.profile
             .get_or_insert_with(|| MachineProfile::new(ctx.total_nodes))
             .advance(now);
-        for &job in &self.arrivals {
-            self.waiting[job as usize] = true;
-            self.queue.push(job);
-        }
-        self.arrivals.clear();
-        let mut walk = std::mem::take(&mut self.walk);
-        walk.clear();
-        let waiting = &self.waiting;
-        walk.extend(self.queue.iter().copied().filter(|&j| waiting[j as usize]));
-        if jobs.order != Order::Fcfs {
-            jobs.sort(jobs.order, &mut walk, ctx);
-            for (k, &j) in walk.iter().enumerate() {
-                self.rank[j as usize] = k as u32;
-            }
-        }
+        let arrivals = self.q.admit(jobs, ctx, true);
+        self.q.recycle(arrivals);
+        let walk = self.q.take_walk();
         self.extend_overdue(jobs, ctx);
 
         let limit = jobs.reservations;
@@ -218,7 +186,7 @@ impl Machines {
         }
         for &job in &walk {
             let i = job as usize;
-            if !self.waiting[i] || self.holder[i] {
+            if !self.q.is_waiting(job) || self.holder[i] {
                 continue;
             }
             if self.held + passing.len() >= limit {
@@ -261,12 +229,7 @@ impl Machines {
         for (r, end, m) in passing {
             self.profile().release(r, end, &m);
         }
-        self.walk = walk;
-        if self.stale_in_queue * 2 > self.queue.len() {
-            let waiting = &self.waiting;
-            self.queue.retain(|&j| waiting[j as usize]);
-            self.stale_in_queue = 0;
-        }
+        self.q.put_back(walk);
         if self.hold == Hold::Pass {
             return None;
         }
@@ -311,7 +274,7 @@ impl Machines {
                             && r + slot(jobs.planned(j)) > a
                             && self.machines[j as usize].overlaps(&own)
                     })
-                    .max_by_key(|&&(_, j)| self.rank_of(jobs, j))
+                    .max_by_key(|&&(_, j)| self.q.rank_of(jobs, j))
                     .copied();
                 let Some((r, v)) = victim else { break };
                 let vi = v as usize;
@@ -326,7 +289,7 @@ impl Machines {
             self.end[i] = new_end;
             self.ends.insert((new_end, job));
         }
-        displaced.sort_unstable_by_key(|&j| self.rank_of(jobs, j));
+        displaced.sort_unstable_by_key(|&j| self.q.rank_of(jobs, j));
         for job in displaced {
             let i = job as usize;
             let d = slot(jobs.planned(job));

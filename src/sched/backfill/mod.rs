@@ -21,6 +21,7 @@ mod machines;
 mod order;
 mod pass;
 mod predict;
+mod queue;
 
 pub use order::Order;
 pub use predict::Prediction;
