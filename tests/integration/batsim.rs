@@ -239,11 +239,19 @@ fn pybatsim_easy_backfill_on_a_hand_derived_fixture() {
 /// (28,475 jobs after cleaning, as `trace info` counts them and Batsim's converter
 /// keeps them), and the three with `schedEasySjfBackfill` on KTH's first 500 jobs;
 /// every schedule passes the invariant checker, and the spec runs again from the
-/// cache alone.
+/// cache alone. The schedulers run in the spec's directory and leave nothing there
+/// (pybatsim's event log goes to the run's own directory: it was once committed).
 #[test]
 fn pybatsim_schedulers_on_kth_through_the_spec() {
     let dir = tempfile::tempdir().unwrap();
     let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("campaigns/batsim-pybatsim.toml");
+    let listing = || -> BTreeSet<std::ffi::OsString> {
+        std::fs::read_dir(spec.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect()
+    };
+    let before = listing();
     let summary = dir.path().join("summary.json");
     let run_spec = || {
         spec_command(
@@ -289,6 +297,7 @@ fn pybatsim_schedulers_on_kth_through_the_spec() {
     assert!(again.status.success(), "{}", stderr(&again));
     let counts = summary_counts(&summary);
     assert_eq!(counts["cached"], 5, "{counts}");
+    assert_eq!(listing(), before, "files left in the spec's directory");
 }
 
 /// The scripted scheduler's `decide` mode on `batsim_decisions.swf.txt` (4 machines),
