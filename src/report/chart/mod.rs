@@ -622,6 +622,26 @@ pub(super) fn linear_ticks(lo: f64, hi: f64, n: usize) -> Vec<(f64, String)> {
     t.into_iter().zip(labels).collect()
 }
 
+/// A panel's chart: its title (if any), its margins, `x_area` pixels for the x tick
+/// labels and room for the widest y tick label.
+fn panel_builder<'a, 'b>(
+    area: &'a Area<'b>,
+    title: &str,
+    x_area: u32,
+    y_ticks: &[(f64, String)],
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(area);
+    if !title.is_empty() {
+        builder.caption(title, ("sans-serif", PANEL_TITLE_FONT));
+    }
+    builder
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(x_area)
+        .y_label_area_size(y_area(y_ticks));
+    builder
+}
+
 /// The width of the y axis's label area: its longest tick label, and the axis title.
 fn y_area(ticks: &[(f64, String)]) -> u32 {
     let longest = ticks.iter().map(|t| t.1.chars().count()).max().unwrap_or(1);
@@ -675,15 +695,7 @@ fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
     });
     let (y0, y1) = range(ys);
     let y_ticks = linear_ticks(y0, y1, 6);
-    let mut builder = ChartBuilder::on(area);
-    if !p.title.is_empty() {
-        builder.caption(&p.title, ("sans-serif", PANEL_TITLE_FONT));
-    }
-    let mut chart = builder
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(60)
-        .y_label_area_size(y_area(&y_ticks))
+    let mut chart = panel_builder(area, &p.title, 60, &y_ticks)
         .build_cartesian_2d(Ticked::new(x0, x1, &x_ticks), Ticked::new(y0, y1, &y_ticks))
         .map_err(|e| e.to_string())?;
     chart
@@ -759,15 +771,8 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
         .enumerate()
         .map(|(i, n)| (i as f64, n.clone()))
         .collect();
-    let mut builder = ChartBuilder::on(area);
-    if !p.title.is_empty() {
-        builder.caption(&p.title, ("sans-serif", PANEL_TITLE_FONT));
-    }
-    let mut chart = builder
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(if x_desc.is_empty() { 36 } else { 60 })
-        .y_label_area_size(y_area(&y_ticks))
+    let x_area = if x_desc.is_empty() { 36 } else { 60 };
+    let mut chart = panel_builder(area, &p.title, x_area, &y_ticks)
         .build_cartesian_2d(
             Ticked::new(-0.5, n as f64 - 0.5, &x_ticks),
             Ticked::new(y0, y1, &y_ticks),
