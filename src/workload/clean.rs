@@ -520,6 +520,18 @@ mod tests {
         }
     }
 
+    /// Four jobs: 1 never ran (run −1, allocated −1, cancelled: status 5), 2 neither (run
+    /// 0, allocated −1, as CEA-Curie writes failed launches), 3 ran for 0 s on 2
+    /// processors, 4 was cancelled after 5 s on 1; job J is submitted at 10 − J.
+    fn never_ran_trace() -> SwfTrace {
+        trace(vec![
+            rec(1, -1, 4, -1, 100, 5),
+            rec(2, -1, 3, 0, 100, 1),
+            rec(3, 2, 2, 0, 100, 1),
+            rec(4, 1, 1, 5, 10, 5),
+        ])
+    }
+
     #[test]
     fn size_falls_back_and_nonpositive_sizes_are_dropped() {
         let t = trace(vec![
@@ -765,12 +777,7 @@ mod tests {
     /// kept, the first three are jobs 4, 3, 2.
     #[test]
     fn first_jobs_keeps_a_prefix_of_the_cleaned_jobs() {
-        let t = trace(vec![
-            rec(1, -1, 4, -1, 100, 5),
-            rec(2, -1, 3, 0, 100, 1),
-            rec(3, 2, 2, 0, 100, 1),
-            rec(4, 1, 1, 5, 10, 5),
-        ]);
+        let t = never_ran_trace();
         let ids = |p: CleaningPolicy| {
             let (w, r) = p.apply(t.clone());
             let mut ids: Vec<i64> = w.jobs().iter().map(|j| j.id).collect();
@@ -801,12 +808,7 @@ mod tests {
     /// requested processors.
     #[test]
     fn jobs_that_never_ran_are_dropped_or_kept_as_zero_length_jobs() {
-        let t = trace(vec![
-            rec(1, -1, 4, -1, 100, 5),
-            rec(2, -1, 3, 0, 100, 1),
-            rec(3, 2, 2, 0, 100, 1),
-            rec(4, 1, 1, 5, 10, 5),
-        ]);
+        let t = never_ran_trace();
         let (w, r) = CleaningPolicy::default().apply(t.clone());
         let mut ids: Vec<i64> = w.jobs().iter().map(|j| j.id).collect();
         ids.sort_unstable();

@@ -161,23 +161,28 @@ fn evalys_reads_jobs_out_and_agrees() {
     }
 }
 
+/// `campaign simulate FIXTURE ARGS --jobs-out`, read back: the header and the rows.
+fn jobs_out(name: &str, args: &[&str]) -> (Vec<String>, Vec<Vec<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    campaign()
+        .arg("simulate")
+        .arg(fixture(name))
+        .args(args)
+        .arg("--jobs-out")
+        .arg(&csv)
+        .assert()
+        .success();
+    read_csv(&csv)
+}
+
 /// `--jobs-out` of `machine_ids.swf.txt` under EASY with machine reservations (five
 /// nodes), derived by hand (the fixture's README entry): the ids are the machines the
 /// scheduler chose, job 7 backfilled on node 4 outside job 6's reservation of 1-3.
 #[test]
 fn machine_reservation_node_ids_by_hand() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("jobs.csv");
-    campaign()
-        .arg("simulate")
-        .arg(fixture("machine_ids.swf.txt"))
-        .args(["--check", "--scheduler"])
-        .arg("{ kind = \"backfill\", reserve = \"machines\" }")
-        .arg("--jobs-out")
-        .arg(&csv)
-        .assert()
-        .success();
-    let (header, rows) = read_csv(&csv);
+    let machines = "{ kind = \"backfill\", reserve = \"machines\" }";
+    let (header, rows) = jobs_out("machine_ids.swf.txt", &["--check", "--scheduler", machines]);
     let (id, start, nodes) = (
         column(&header, "job_id"),
         column(&header, "starting_time"),
@@ -211,14 +216,6 @@ fn evalys_reads_the_machines_of_machine_reservations() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
         "KTH-SP2-1996-2.1-cln",
-        "--nodes",
-        "100",
-        "--size-source",
-        "requested",
-        "--requested-time",
-        "batsim",
-        "--walltime",
-        "kill",
         "--scheduler",
         "{ kind = \"backfill\", reserve = \"machines\" }",
     ];
@@ -273,24 +270,12 @@ fn recorded_overcommit_gets_ids_beyond_the_platform() {
 /// also checks the column is there).
 #[test]
 fn jobs_out_has_the_user_after_batsims_columns() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("jobs.csv");
-    campaign()
-        .arg("simulate")
-        .arg(fixture("lateness4.swf.txt"))
-        .args(["--scheduler", "fcfs", "--jobs-out"])
-        .arg(&csv)
-        .assert()
-        .success();
-    let (header, rows) = crate::common::read_csv(&csv);
+    let (header, rows) = jobs_out("lateness4.swf.txt", &["--scheduler", "fcfs"]);
     assert_eq!(
         header[header.len() - 2..],
         ["allocated_resources", "user_id"]
     );
-    let (id, user) = (
-        crate::common::column(&header, "job_id"),
-        crate::common::column(&header, "user_id"),
-    );
+    let (id, user) = (column(&header, "job_id"), column(&header, "user_id"));
     let mut users: Vec<(&str, &str)> = rows
         .iter()
         .map(|r| (r[id].as_str(), r[user].as_str()))
