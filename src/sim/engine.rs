@@ -495,7 +495,7 @@ where
     while let Some((now, ..)) = sim.peek() {
         instants += 1;
         if let Some(limit) = limit
-            && instants % 4096 == 0
+            && instants.is_multiple_of(4096)
             && started.elapsed() > limit
         {
             return Err(SimError::TimedOut(limit, now));

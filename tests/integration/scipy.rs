@@ -387,7 +387,7 @@ batch = 4
         .parse()
         .unwrap();
     assert!(line.contains("within 0.7 %"), "{line}");
-    assert!(seeds > 4 && seeds < 40 && seeds % 4 == 0, "{line}");
+    assert!(seeds > 4 && seeds < 40 && seeds.is_multiple_of(4), "{line}");
     let rounds = err
         .lines()
         .filter(|l| l.contains(" seeds: widest "))

@@ -734,12 +734,11 @@ fn documented_keys(page: &str) -> std::collections::BTreeMap<String, Vec<String>
             continue;
         }
         let first = line.split('|').nth(1).unwrap_or("").trim();
-        if let Some(key) = first.strip_prefix('`').and_then(|k| k.strip_suffix('`')) {
-            if key.chars().any(|c| c.is_ascii_lowercase()) {
-                if let Some(keys) = out.get_mut(s) {
-                    keys.push(key.to_string());
-                }
-            }
+        if let Some(key) = first.strip_prefix('`').and_then(|k| k.strip_suffix('`'))
+            && key.chars().any(|c| c.is_ascii_lowercase())
+            && let Some(keys) = out.get_mut(s)
+        {
+            keys.push(key.to_string());
         }
     }
     out
