@@ -212,6 +212,10 @@ const LABELS: &[(&str, &str)] = &[
         "how walltimes follow a speed change: `keep`, `scale` or `stretch`",
     ),
     (
+        "delivery",
+        "how an instant's events reach the scheduler: `instant` or `batsim`",
+    ),
+    (
         "size_source",
         "where a trace's job sizes come from: `allocated` or `requested` (empty for a model)",
     ),

@@ -14,7 +14,7 @@ use crate::platform::{Platform, PlatformChange};
 use crate::run::RunRequest;
 use crate::sched::SchedulerConfig;
 use crate::shake::{ArrivalScale, Attribute, JobEdit, Mode, ShakeConfig, Transform};
-use crate::sim::{Semantics, WalltimePolicy, WalltimeScaling};
+use crate::sim::{Delivery, Semantics, WalltimePolicy, WalltimeScaling};
 use crate::workload::trace_name;
 use anyhow::Context as _;
 use clap::Args;
@@ -58,6 +58,10 @@ pub(crate) struct SimulateArgs {
     /// (scale), or scaled like it on slower nodes only and kept on faster ones (stretch).
     #[arg(long, default_value_t, value_parser = choice::<WalltimeScaling>())]
     walltime_scaling: WalltimeScaling,
+    /// How the events of one instant reach the scheduler: all together (instant), or
+    /// as Batsim 4.2 delivers them, nanoseconds apart (batsim).
+    #[arg(long, default_value_t, value_parser = choice::<Delivery>())]
+    delivery: Delivery,
     /// The replay model (its help lists the registered ones).
     #[arg(long, default_value = "rigid", value_name = "MODEL")]
     replay: String,
@@ -231,6 +235,7 @@ impl SimulateArgs {
             semantics: Semantics {
                 walltime: self.walltime,
                 walltime_scaling: self.walltime_scaling,
+                delivery: self.delivery,
             },
             replay: registry
                 .replays
@@ -434,8 +439,14 @@ impl SimulateArgs {
                 )?;
                 writeln!(
                     out,
-                    "scheduler  {scheduler}; walltime {}, walltime scaling {}",
-                    self.walltime, self.walltime_scaling
+                    "scheduler  {scheduler}; walltime {}, walltime scaling {}{}",
+                    self.walltime,
+                    self.walltime_scaling,
+                    if self.delivery == Delivery::Batsim {
+                        ", events delivered as Batsim does"
+                    } else {
+                        ""
+                    }
                 )?;
                 if !transform.is_empty() {
                     writeln!(out, "transform  {}", serde_json::to_string(transform)?)?;

@@ -181,11 +181,12 @@ pub fn runs_frame(runs: &[ReportRun<'_>], swept: &SweptColumns) -> PolarsResult<
 /// (null for a run without a result, and where the policy does not apply, e.g. the
 /// size source of a model's workload).
 type PolicyOf = fn(&crate::run::RunDescription) -> Option<&'static str>;
-const POLICY_COLUMNS: [(&str, PolicyOf); 4] = [
+const POLICY_COLUMNS: [(&str, PolicyOf); 5] = [
     ("walltime", |d| Some(d.semantics.walltime.name())),
     ("walltime_scaling", |d| {
         Some(d.semantics.walltime_scaling.name())
     }),
+    ("delivery", |d| Some(d.semantics.delivery.name())),
     ("size_source", |d| match &d.workload {
         WorkloadIdentity::Trace { cleaning, .. } => Some(cleaning.size_source.name()),
         WorkloadIdentity::Model(_) => None,

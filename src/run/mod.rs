@@ -24,7 +24,8 @@ use crate::replay::ReplayError;
 use crate::sched::{Violation, check, check_nodes};
 use crate::shake::{Limits, ShakeConfig, ShakeError, ShakeReport, Transform, TransformError};
 use crate::sim::{
-    MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare, simulate_within,
+    Delivery, MAX_JOBS, Semantics, SimError, SimJob, SimOutput, WalltimePolicy, prepare,
+    simulate_batsim, simulate_within,
 };
 use crate::workload::Workload;
 use std::borrow::Cow;
@@ -152,13 +153,18 @@ fn run<W>(
         calendar: &calendar,
     };
     let mut replay = run.replay.submitter(workload, context)?;
-    let output = simulate_within(
-        &jobs,
-        platform.nodes,
-        scheduler.as_mut(),
-        replay.as_mut(),
-        execution.time_limit,
-    )?;
+    let output = match run.semantics.delivery {
+        Delivery::Instant => simulate_within(
+            &jobs,
+            platform.nodes,
+            scheduler.as_mut(),
+            replay.as_mut(),
+            execution.time_limit,
+        )?,
+        Delivery::Batsim => {
+            simulate_batsim(&jobs, platform.nodes, scheduler.as_mut(), replay.as_mut())?
+        }
+    };
     let (metrics, per_job) = JobSummaries::with_metrics(&output.records, platform.nodes);
     // Numbered once: lateness and the summaries gather per user.
     let ids: Vec<_> = workload.jobs().iter().map(|j| j.user).collect();

@@ -1,7 +1,10 @@
 //! The event loop: [`simulate`].
 
 use super::{EventLog, Happening, JobRecord, JobState, JobView, NodeSet, SimJob};
+
+mod batsim_clock;
 use crate::time::Time;
+pub use batsim_clock::simulate_batsim;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -175,6 +178,8 @@ pub enum SimError {
     NoSuchJob(JobIdx),
     #[error("stopped after {0:?} (the run's time limit), at simulated time {1} s")]
     TimedOut(std::time::Duration, Time),
+    #[error("Batsim's event delivery does not support {0}")]
+    BatsimClock(&'static str),
 }
 
 /// [`Time::HORIZON`] in Julian years, for messages.
@@ -382,6 +387,44 @@ impl<'a> State<'a> {
         Ok(())
     }
 
+    /// A job's submission reaches the scheduler, or the job is rejected (wider than
+    /// the platform).
+    fn submit<S, R>(
+        &mut self,
+        idx: JobIdx,
+        now: Time,
+        scheduler: &mut S,
+        submitter: &mut R,
+        out: &mut Vec<(JobIdx, Time)>,
+    ) where
+        S: Scheduler + ?Sized,
+        R: Submitter + ?Sized,
+    {
+        let i = idx as usize;
+        let size = self.jobs[i].size;
+        self.records[i].arrival = self.arrivals;
+        self.arrivals += 1;
+        submitter.submitted(idx, now, out);
+        if size > self.total_nodes {
+            self.log.push(now, idx, size, Happening::Rejected);
+            self.phase[i] = Phase::Done;
+            self.records[i].state = JobState::Rejected;
+            submitter.ended(idx, now, JobState::Rejected, out);
+        } else {
+            self.log.push(now, idx, size, Happening::Submitted);
+            self.phase[i] = Phase::Waiting;
+            scheduler.submitted(idx, &self.context(now));
+        }
+    }
+
+    /// A job ends as planned and frees its nodes.
+    fn release(&mut self, idx: JobIdx, now: Time) {
+        let i = idx as usize;
+        self.log.push(now, idx, self.jobs[i].size, Happening::Ended);
+        self.busy -= u64::from(self.jobs[i].size);
+        self.phase[i] = Phase::Done;
+    }
+
     fn wake_at(&mut self, at: Time) {
         if self.pending_wakeup.is_none_or(|p| at < p) {
             self.pending_wakeup = Some(at);
@@ -518,9 +561,7 @@ where
                         let ending = sim.end(idx, now, false);
                         scheduler.ending(idx, ending);
                     } else {
-                        sim.log.push(now, idx, jobs[i].size, Happening::Ended);
-                        sim.busy -= u64::from(jobs[i].size);
-                        sim.phase[i] = Phase::Done;
+                        sim.release(idx, now);
                     }
                     scheduler.ended(idx, &sim.context(now));
                     submitter.ended(idx, now, sim.records[i].state, &mut new_submissions);
@@ -535,21 +576,7 @@ where
                     scheduler.ended(idx, &sim.context(now));
                     submitter.ended(idx, now, JobState::Killed, &mut new_submissions);
                 }
-                SUBMISSION => {
-                    sim.records[i].arrival = sim.arrivals;
-                    sim.arrivals += 1;
-                    submitter.submitted(idx, now, &mut new_submissions);
-                    if jobs[i].size > total_nodes {
-                        sim.log.push(now, idx, jobs[i].size, Happening::Rejected);
-                        sim.phase[i] = Phase::Done;
-                        sim.records[i].state = JobState::Rejected;
-                        submitter.ended(idx, now, JobState::Rejected, &mut new_submissions);
-                    } else {
-                        sim.log.push(now, idx, jobs[i].size, Happening::Submitted);
-                        sim.phase[i] = Phase::Waiting;
-                        scheduler.submitted(idx, &sim.context(now));
-                    }
-                }
+                SUBMISSION => sim.submit(idx, now, scheduler, submitter, &mut new_submissions),
                 _ => {
                     if sim.pending_wakeup == Some(now) {
                         sim.pending_wakeup = None;
@@ -587,6 +614,12 @@ where
         }
     }
 
+    finish(sim, scheduler)
+}
+
+/// The output once no event is left; an error if jobs were left waiting or never
+/// submitted.
+fn finish<S: Scheduler + ?Sized>(sim: State<'_>, scheduler: &mut S) -> Result<SimOutput, SimError> {
     if let Some((count, first_id)) = sim.count(Phase::Waiting) {
         return Err(SimError::Stalled { count, first_id });
     }
@@ -608,11 +641,11 @@ where
 mod tests {
     use super::*;
 
-    fn s(secs: i64) -> Time {
+    pub(super) fn s(secs: i64) -> Time {
         Time::from_secs(secs)
     }
 
-    fn job(id: i64, size: u32, runtime: i64, limit: Option<i64>) -> SimJob {
+    pub(super) fn job(id: i64, size: u32, runtime: i64, limit: Option<i64>) -> SimJob {
         SimJob {
             id,
             user: 0,
@@ -625,7 +658,7 @@ mod tests {
     }
 
     /// Submits job i at `times[i]`; notes every end it is told of.
-    struct At {
+    pub(super) struct At {
         times: Vec<Time>,
         ended: Vec<(JobIdx, Time, JobState)>,
     }
@@ -644,7 +677,7 @@ mod tests {
         }
     }
 
-    fn at(times: &[i64]) -> At {
+    pub(super) fn at(times: &[i64]) -> At {
         At {
             times: times.iter().map(|&t| s(t)).collect(),
             ended: Vec::new(),

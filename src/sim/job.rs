@@ -54,11 +54,34 @@ impl WalltimeScaling {
     }
 }
 
+choice! {
+    /// How the events of one instant reach the scheduler.
+    pub enum Delivery("event delivery") {
+        /// All together: every completion and submission of an instant, then one
+        /// scheduling pass.
+        #[default]
+        Instant => "instant",
+        /// As Batsim 4.2 on SimGrid 3.32 delivers them: each internal message takes
+        /// nanoseconds, so the events of one second arrive apart, in one call or
+        /// several (docs/semantics/schedulers.md#batsim-clock).
+        Batsim => "batsim",
+    }
+}
+
+impl Delivery {
+    fn is_instant(&self) -> bool {
+        *self == Delivery::Instant
+    }
+}
+
 /// The simulation semantics that simulators silently disagree on, made explicit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Semantics {
     pub walltime: WalltimePolicy,
     pub walltime_scaling: WalltimeScaling,
+    /// Part of a run's identity only when not the default (older keys stay valid).
+    #[serde(skip_serializing_if = "Delivery::is_instant")]
+    pub delivery: Delivery,
 }
 
 /// A job on the simulated platform.
@@ -179,6 +202,7 @@ mod tests {
             let semantics = Semantics {
                 walltime: WalltimePolicy::Kill,
                 walltime_scaling: scaling,
+                ..Semantics::default()
             };
             let j = prepare(&w, platform, semantics)[0];
             (j.runtime, j.estimate, j.limit)

@@ -7,7 +7,8 @@
 //! processed in a fixed order: job completions first, then submissions, then scheduler
 //! wake-ups, then kills the scheduler asked for; within a class by job id (then by
 //! position in the workload). After all events of one instant, the scheduler makes one
-//! pass.
+//! pass. [`simulate_batsim`] delivers them as Batsim 4.2 does instead
+//! ([`Delivery::Batsim`]): nanoseconds apart, in one call or several.
 //!
 //! A scheduler starts jobs; one that [decides](Scheduler::decides) more (an external
 //! scheduler over Batsim's protocol) may also reject waiting jobs, kill running ones and
@@ -21,9 +22,9 @@ mod record;
 
 pub use engine::{
     Context, Decisions, Ending, JobIdx, Scheduler, SimError, SimOutput, Submitter, simulate,
-    simulate_within,
+    simulate_batsim, simulate_within,
 };
 pub use events::{Event, EventLog, Happening, MAX_JOBS};
-pub use job::{JobView, Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
+pub use job::{Delivery, JobView, Semantics, SimJob, WalltimePolicy, WalltimeScaling, prepare};
 pub use nodes::{NodeSet, NodeSetError};
 pub use record::{JobRecord, JobState};

@@ -5,13 +5,13 @@
 //! batsched's, both counted from the first submission.
 //!
 //! FCFS reproduces every job. Machine reservations (`reserve = "machines"`) come close
-//! to batsched's `easy_bf` and `conservative_bf` but not all the way: Batsim computes
-//! each job's end in floating point (SimGrid), so jobs ending at the same whole second
-//! in the trace can end microseconds apart there, and batsched decides between those
-//! ends with fewer machines free (docs/semantics/schedulers.md#batsched). The floors
-//! below are the agreement measured when the machine engine was written; a change that
-//! lowers one has changed the batsched-style schedules, and the node-counting settings,
-//! far below them, show what the machine reservations are for.
+//! to batsched's `easy_bf` and `conservative_bf` with every event of an instant in one
+//! pass, and reproduce KTH's `easy_bf` job for job when the events reach the scheduler
+//! as Batsim delivers them (`--delivery batsim`: nanoseconds apart, in one call or
+//! several; docs/semantics/schedulers.md#batsim-clock). The floors below are the
+//! agreement measured when each was written; a change that lowers one has changed the
+//! batsched-style schedules, and the node-counting settings, far below them, show what
+//! the machine reservations are for.
 
 use crate::common::{campaign, trace_dir};
 use std::collections::{BTreeMap, BTreeSet};
@@ -87,11 +87,16 @@ struct Agreement {
 }
 
 fn compare(input: &[&str], scheduler: &str, oracle: &str) -> Agreement {
+    compare_delivered(input, scheduler, oracle, "instant")
+}
+
+fn compare_delivered(input: &[&str], scheduler: &str, oracle: &str, delivery: &str) -> Agreement {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("jobs.csv");
     campaign()
         .arg("simulate")
         .args(input)
+        .args(["--delivery", delivery])
         // The checker too: under machine reservations it holds the machines to the
         // jobs' sizes and never one machine to two jobs.
         .args(["--walltime", "kill", "--check", "--scheduler", scheduler])
@@ -124,6 +129,9 @@ fn identical(input: &[&str], scheduler: &str, oracle: &str) -> (usize, usize) {
 const KTH_EASY: usize = 27_819;
 const KTH_CONSERVATIVE: usize = 26_883;
 const SDSC_EASY: usize = 46_527;
+/// The same under Batsim's delivery (KTH's `easy_bf`: every job).
+const SDSC_EASY_DELIVERED: usize = 53_698;
+const KTH_CONSERVATIVE_DELIVERED: usize = 27_141;
 
 const EASY_MACHINES: &str = "{ kind = \"backfill\", reserve = \"machines\" }";
 const CONSERVATIVE_MACHINES: &str =
@@ -221,4 +229,50 @@ fn sdsc_easy_bf_by_machine_reservations() {
         "{same} (counting {counted}) of {of}"
     );
     assert_same_machines(&a, "sdsc-easy_bf");
+}
+
+/// Under Batsim's delivery, KTH's `easy_bf` job for job: every start, and all but 12
+/// jobs on batsched's machines (those start with another job of the same call, which
+/// batsched placed first).
+#[test]
+fn kth_easy_bf_job_for_job_under_batsim_delivery() {
+    let a = compare_delivered(&kth(), EASY_MACHINES, "kth-easy_bf.csv.gz", "batsim");
+    assert_eq!((a.same, a.of), (28_475, 28_475));
+    assert!(
+        a.same_machines >= 28_463,
+        "{} on batsched's machines",
+        a.same_machines
+    );
+}
+
+#[test]
+fn fcfs_job_for_job_under_batsim_delivery() {
+    let a = compare_delivered(&kth(), "fcfs", "kth-fcfs.csv.gz", "batsim");
+    assert_eq!((a.same, a.of), (28_475, 28_475));
+    let input = sdsc();
+    let input: Vec<&str> = input.iter().map(String::as_str).collect();
+    let a = compare_delivered(&input, "fcfs", "sdsc-fcfs.csv.gz", "batsim");
+    assert_eq!((a.same, a.of), (54_034, 54_034));
+}
+
+/// SDSC's `easy_bf` and KTH's `conservative_bf` come closer under Batsim's delivery
+/// than with one pass per instant, not all the way.
+#[test]
+fn easy_and_conservative_closer_under_batsim_delivery() {
+    let input = sdsc();
+    let input: Vec<&str> = input.iter().map(String::as_str).collect();
+    let a = compare_delivered(&input, EASY_MACHINES, "sdsc-easy_bf.csv.gz", "batsim");
+    assert!(a.same >= SDSC_EASY_DELIVERED, "{} of {}", a.same, a.of);
+    let a = compare_delivered(
+        &kth(),
+        CONSERVATIVE_MACHINES,
+        "kth-conservative_bf.csv.gz",
+        "batsim",
+    );
+    assert!(
+        a.same >= KTH_CONSERVATIVE_DELIVERED,
+        "{} of {}",
+        a.same,
+        a.of
+    );
 }

@@ -5,6 +5,7 @@
 mod bad_input;
 mod batsched;
 mod batsim;
+mod batsim_clock;
 mod campaign;
 mod cleaning;
 mod common;

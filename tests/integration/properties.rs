@@ -162,6 +162,7 @@ fn simulate(
         semantics: Semantics {
             walltime,
             walltime_scaling,
+            ..Semantics::default()
         },
         ..RunDescription::on(nodes)
     };

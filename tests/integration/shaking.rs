@@ -10,7 +10,7 @@ use campaign::shake::{
     ArrivalScale, Attribute, JobEdit, KillClock, Limits, Mode, ShakeConfig, Transform,
     offered_load, shake,
 };
-use campaign::sim::{Semantics, WalltimePolicy, WalltimeScaling};
+use campaign::sim::{Delivery, Semantics, WalltimePolicy, WalltimeScaling};
 use campaign::swf::{ParseOptions, read_path};
 use campaign::time::Time;
 use campaign::workload::{CleaningPolicy, Workload};
@@ -26,6 +26,7 @@ const NONE: PlatformChange = PlatformChange::NONE;
 const KILL: Semantics = Semantics {
     walltime: WalltimePolicy::Kill,
     walltime_scaling: WalltimeScaling::Keep,
+    delivery: Delivery::Instant,
 };
 const SEEDS: DrawSeeds = DrawSeeds {
     transform: 0,

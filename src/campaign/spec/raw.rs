@@ -5,7 +5,7 @@
 
 use super::axes::AxisName;
 use crate::shake::{Attribute, Mode};
-use crate::sim::{WalltimePolicy, WalltimeScaling};
+use crate::sim::{Delivery, WalltimePolicy, WalltimeScaling};
 use serde::Deserialize;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use std::fmt;
@@ -160,6 +160,7 @@ pub(super) struct RawPlatform {
 pub(super) struct RawSemantics {
     pub walltime: Option<WalltimePolicy>,
     pub walltime_scaling: Option<WalltimeScaling>,
+    pub delivery: Option<Delivery>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

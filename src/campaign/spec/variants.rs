@@ -276,6 +276,7 @@ pub(super) fn semantics(raw: &RawSpec) -> Vec<(String, Semantics)> {
                 Semantics {
                     walltime: s.walltime.unwrap_or(d.walltime),
                     walltime_scaling: s.walltime_scaling.unwrap_or(d.walltime_scaling),
+                    delivery: s.delivery.unwrap_or(d.delivery),
                 },
             )
         })
