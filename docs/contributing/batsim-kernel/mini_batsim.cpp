@@ -22,7 +22,7 @@
 //   mode "oracle": each call starts the jobs whose recorded start (jobs.txt) is at
 //     most 1 ms after the clock, on their recorded machines, once those are free; the
 //     harness prints every job's start and finish, to compare the clock's drift with
-//     the recorded schedule's.
+//     the recorded schedule's, and each request as a `REQ now events` line on stderr.
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
@@ -126,6 +126,7 @@ void request_reply(std::string request)
   double now = sg::Engine::get_clock();
   if (oracle_mode) {
     requests++;
+    fprintf(stderr, "REQ %s\n", request.c_str());
     for (Job* j : by_recorded_start) {
       if (j->recorded_start > now + 1e-3)
         break;
