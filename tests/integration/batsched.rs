@@ -13,24 +13,9 @@
 //! batsched-style schedules, and the node-counting settings, far below them, show what
 //! the machine reservations are for.
 
-use crate::common::{campaign, trace_dir};
+use crate::common::{batsim_dir, campaign};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
-use std::path::PathBuf;
-
-/// `/work/shared/batsim`: `$CAMPAIGN_BATSIM_DIR`, else `batsim/` beside the traces
-/// directory. Panics if it is not there: nothing is skipped.
-fn batsim_dir() -> PathBuf {
-    let dir = std::env::var_os("CAMPAIGN_BATSIM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| trace_dir().join("../batsim"));
-    assert!(
-        dir.join("kth-fcfs.csv.gz").is_file(),
-        "the Batsim oracle files are not in {} (set CAMPAIGN_BATSIM_DIR)",
-        dir.display()
-    );
-    dir
-}
 
 /// Each job's start, in ms from the first submission, and the machines it ran on
 /// (Batsim's interval syntax `0-3 7` expanded), from a CSV with Batsim's columns

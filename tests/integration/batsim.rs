@@ -15,7 +15,7 @@
 //! Without python3, its venv module or pip (or without access to PyPI for the first
 //! install), these tests fail and say what is missing: they never skip.
 
-use crate::common::{campaign, column, fixture, read_csv, spec_command};
+use crate::common::{batsim_dir, campaign, column, fixture, read_csv, spec_command};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -26,28 +26,6 @@ const SCRIPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/batsim");
 
 fn script(name: &str) -> String {
     Path::new(SCRIPTS).join(name).display().to_string()
-}
-
-/// The directory of the Batsim oracle files: `$CAMPAIGN_BATSIM_DIR`, else
-/// `../shared/batsim` beside the project; panics saying where it looked.
-fn batsim_dir() -> PathBuf {
-    let mut tried = Vec::new();
-    if let Some(dir) = std::env::var_os("CAMPAIGN_BATSIM_DIR") {
-        let dir = PathBuf::from(dir);
-        if dir.join("protocol-kth200.jsonl").is_file() {
-            return dir;
-        }
-        tried.push(format!("{} ($CAMPAIGN_BATSIM_DIR)", dir.display()));
-    }
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/batsim");
-    if shared.join("protocol-kth200.jsonl").is_file() {
-        return shared;
-    }
-    tried.push(format!("{} (beside the project)", shared.display()));
-    panic!(
-        "the recorded Batsim session (protocol-kth200.jsonl) was not found; looked in: {}",
-        tried.join(", ")
-    );
 }
 
 fn stderr(out: &Output) -> String {

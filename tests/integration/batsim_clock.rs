@@ -11,12 +11,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 fn session() -> Vec<Value> {
-    let dir = std::env::var_os("CAMPAIGN_BATSIM_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| crate::common::trace_dir().join("../batsim"));
-    let path = dir.join("protocol-kth200.jsonl");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (set CAMPAIGN_BATSIM_DIR)", path.display()));
+    let path = crate::common::batsim_dir().join("protocol-kth200.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()

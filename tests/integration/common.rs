@@ -50,6 +50,34 @@ fn trace_dir_from(env: Option<std::ffi::OsString>) -> PathBuf {
     );
 }
 
+/// The Batsim oracle files (recorded schedules and protocol session):
+/// `$CAMPAIGN_BATSIM_DIR`, else `../shared/batsim` beside the project. Panics, saying
+/// where it looked, if they are in neither: nothing is skipped.
+pub(crate) fn batsim_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let present = |dir: &Path| {
+        dir.join("protocol-kth200.jsonl").is_file() && dir.join("kth-fcfs.csv.gz").is_file()
+    };
+    let mut tried = Vec::new();
+    if let Some(dir) = std::env::var_os("CAMPAIGN_BATSIM_DIR") {
+        let dir = root.join(dir);
+        if present(&dir) {
+            return dir;
+        }
+        tried.push(format!("{} ($CAMPAIGN_BATSIM_DIR)", dir.display()));
+    }
+    let shared = root.join("../shared/batsim");
+    if present(&shared) {
+        return shared;
+    }
+    tried.push(format!("{} (beside the project)", shared.display()));
+    panic!(
+        "the Batsim oracle files (protocol-kth200.jsonl, kth-fcfs.csv.gz, …) were not \
+         found; looked in: {}",
+        tried.join(", ")
+    );
+}
+
 /// Regression: `CAMPAIGN_TRACE_DIR=../shared/traces cargo test`, as the README writes
 /// it, gave the tests a relative directory, which a test wrote into a spec in a
 /// temporary directory, where it named nothing.
