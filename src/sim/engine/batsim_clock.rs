@@ -123,6 +123,8 @@ struct Kernel {
     next_job: usize,
     submitter_clock: f64,
     batch: Vec<JobIdx>,
+    /// The actions a step finished (kept to spare an allocation per step).
+    done: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -135,6 +137,20 @@ enum Pending {
     Notify,
 }
 
+impl Action {
+    fn new(remains: f64, rate: f64, sleep: f64, finish: Finish) -> Action {
+        Action {
+            remains,
+            rate,
+            sleep,
+            finish: Some(finish),
+            partner: None,
+            number: 0,
+            alive: true,
+        }
+    }
+}
+
 impl Kernel {
     fn add(&mut self, mut action: Action) -> u64 {
         self.created += 1;
@@ -144,19 +160,12 @@ impl Kernel {
     }
 
     fn message(&mut self, message: Message, then: Step, sender_first: bool) {
-        self.add(Action {
-            remains: 1.0,
-            rate: MESSAGE_BANDWIDTH,
-            sleep: -1.0,
-            finish: Some(Finish::Message {
-                message,
-                then,
-                sender_first,
-            }),
-            partner: None,
-            number: 0,
-            alive: true,
-        });
+        let finish = Finish::Message {
+            message,
+            then,
+            sender_first,
+        };
+        self.add(Action::new(1.0, MESSAGE_BANDWIDTH, -1.0, finish));
     }
 
     fn handle(&mut self, call: Simcall) {
@@ -178,15 +187,7 @@ impl Kernel {
                 self.to_run.push(then);
             }
             Simcall::Sleep(duration, then) => {
-                self.add(Action {
-                    remains: 1.0,
-                    rate: 0.0,
-                    sleep: duration,
-                    finish: Some(Finish::Wake(then)),
-                    partner: None,
-                    number: 0,
-                    alive: true,
-                });
+                self.add(Action::new(1.0, 0.0, duration, Finish::Wake(then)));
             }
             Simcall::Execute(job, flops, walltime) => {
                 // A task of no work is done at once (SimGrid gives it rate 1, nothing
@@ -196,24 +197,11 @@ impl Kernel {
                 } else {
                     (0.0, 1.0)
                 };
-                let task = self.add(Action {
-                    remains,
-                    rate,
-                    sleep: -1.0,
-                    finish: Some(Finish::Job(job)),
-                    partner: None,
-                    number: 0,
-                    alive: true,
-                });
+                let task = self.add(Action::new(remains, rate, -1.0, Finish::Job(job)));
                 if let Some(w) = walltime {
                     let timer = self.add(Action {
-                        remains: 1.0,
-                        rate: 0.0,
-                        sleep: w,
-                        finish: Some(Finish::Job(job)),
                         partner: Some(task),
-                        number: 0,
-                        alive: true,
+                        ..Action::new(1.0, 0.0, w, Finish::Job(job))
                     });
                     if let Some(t) = self.started.iter_mut().rev().find(|a| a.number == task) {
                         t.partner = Some(timer);
@@ -247,7 +235,7 @@ impl Kernel {
             }
         }
         self.now += delta;
-        let mut done = Vec::new();
+        let mut done = std::mem::take(&mut self.done);
         for (i, a) in self.started.iter_mut().enumerate() {
             if a.rate > 0.0 {
                 a.remains -= a.rate * delta;
@@ -267,7 +255,7 @@ impl Kernel {
                 done.push(i);
             }
         }
-        for i in done {
+        for i in done.drain(..) {
             let (finish, partner) = {
                 let a = &mut self.started[i];
                 (a.finish.take(), a.partner)
@@ -302,6 +290,7 @@ impl Kernel {
                 }
             }
         }
+        self.done = done;
         true
     }
 }
@@ -355,6 +344,7 @@ where
         next_job: 0,
         submitter_clock: 0.0,
         batch: Vec::new(),
+        done: Vec::new(),
     };
 
     loop {
