@@ -102,6 +102,42 @@ impl Jobs {
             .running_end(self.start[i], self.planned[i], estimate, now, min_slot)
     }
 
+    /// When an engine whose reservations are held until the start must be called back,
+    /// from its first reservation and its running jobs' first expected end:
+    /// - never while no job holds a reservation. Then no job waits (every waiting job
+    ///   gets a reservation while fewer than k hold one), so a call at an end would only
+    ///   extend a job over free nodes; a later call, for an arrival, first extends every
+    ///   job past its end to its next end after that instant, where the extensions one
+    ///   end after the other would have brought it. A job that outlives its request by a
+    ///   factor of 10^10 with nothing waiting costs nothing (issue 36);
+    /// - at that end if it comes first and its job may outlive it, to extend the job;
+    /// - not at all if that job is sure to have ended by then (killed at its limit): its
+    ///   end is an event, whose pass asks again;
+    /// - else at the reservation.
+    ///
+    /// So a call back is asked only where no event is sure to come, as batsched (which
+    /// never asks) relies on job ends. Under Batsim's delivery each call asked for is
+    /// messages of its own (`sim::engine::batsim_clock`), and needless ones shift the
+    /// nanoseconds at which the other events arrive.
+    pub(crate) fn call_back(
+        &self,
+        first_reservation: Option<Time>,
+        first_end: Option<(Time, JobIdx)>,
+        ctx: &Context<'_>,
+    ) -> Option<Time> {
+        let reservation = first_reservation?;
+        match first_end {
+            Some((end, job)) if end <= reservation => {
+                let i = job as usize;
+                let sure = ctx.jobs[i]
+                    .limit
+                    .is_some_and(|limit| self.start[i] + limit <= end);
+                (!sure).then_some(end)
+            }
+            _ => Some(reservation),
+        }
+    }
+
     /// The key of waiting job `job` under `order` at `ctx.now`.
     pub(crate) fn key(&self, order: Order, job: JobIdx, ctx: &Context<'_>) -> Key {
         let i = job as usize;

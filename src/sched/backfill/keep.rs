@@ -12,7 +12,8 @@
 //! queue order while fewer than k jobs hold one, a job whose earliest slot is now
 //! starting at once; the others are backfilled in the backfill order, each starting now
 //! if it fits in the profile. A job starts when its reservation comes: the scheduler
-//! asks to be called then.
+//! asks to be called then, unless a running job is sure to end by then
+//! ([`Jobs::call_back`]).
 //!
 //! A running job that outlives its expected end (a prediction, or its requested time
 //! under walltime `run`) is given a later one (see [`super::predict`]); its nodes stay
@@ -256,12 +257,11 @@ impl Keep {
         self.q.put_back(walk);
         self.q.recycle(arrivals);
 
-        let next_start = self.by_start.first().map(|&(r, _)| r);
-        let next_end = self.next_extension();
-        match (next_start, next_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        jobs.call_back(
+            self.by_start.first().map(|&(r, _)| r),
+            self.ends.first().copied(),
+            ctx,
+        )
     }
 
     /// Moves holder `job` to its earliest slot if that is earlier than its reservation.
@@ -302,22 +302,6 @@ impl Keep {
             self.by_start.insert((new, job));
             self.reservation[i] = new;
         }
-    }
-
-    /// When the scheduler must be called for the running jobs that may outlive their
-    /// expected ends: at the first of those ends while some job holds a reservation,
-    /// never while none does. With no holder there is no waiting job (every waiting job
-    /// gets a reservation while fewer than k hold one), so a call at such an end would
-    /// only extend the job over free nodes; a later call, for an arrival, first extends
-    /// every job past its end to its next end after that instant, which is where the
-    /// extensions one end after the other would have brought it. A job that outlives
-    /// its request by a factor of 10^10 with nothing waiting costs nothing, where each
-    /// request length cost a call (issue 36).
-    fn next_extension(&self) -> Option<Time> {
-        if self.by_start.is_empty() {
-            return None;
-        }
-        self.ends.first().map(|&(end, _)| end)
     }
 
     /// Running jobs that outlived their expected end: extend them, displacing

@@ -233,22 +233,11 @@ impl Machines {
         if self.hold == Hold::Pass {
             return None;
         }
-        let next_start = self.by_start.first().map(|&(r, _)| r);
-        let next_end = self.next_extension();
-        match (next_start, next_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    /// When the scheduler must be called for the running jobs that may outlive their
-    /// expected ends: at the first of those ends while some job holds a reservation,
-    /// never while none does (see `keep.rs`).
-    fn next_extension(&self) -> Option<Time> {
-        if self.by_start.is_empty() {
-            return None;
-        }
-        self.ends.first().map(|&(end, _)| end)
+        jobs.call_back(
+            self.by_start.first().map(|&(r, _)| r),
+            self.ends.first().copied(),
+            ctx,
+        )
     }
 
     /// Running jobs that outlived their expected end keep their machines until a later
