@@ -588,7 +588,7 @@ impl Scheduler for Oracle {
             }
             _ => j.estimate,
         };
-        self.planned.insert(job, plan);
+        self.planned.insert(job, plan + self.c.margin);
         self.waiting.push(job);
     }
 
@@ -669,6 +669,7 @@ mod tests {
                 Just(Prediction::EasyPlusPlus),
             ],
             prop::sample::select(vec![1e-5, 1e-3, 0.1, 7.0]),
+            prop::sample::select(vec![0, 0, 1, 700, 5000]),
         )
             .prop_map(
                 |(
@@ -679,6 +680,7 @@ mod tests {
                     start,
                     prediction,
                     half_life_days,
+                    margin,
                 )| {
                     let hold = if start && reservations != Reservations::Count(0) {
                         Hold::Start
@@ -697,6 +699,7 @@ mod tests {
                         hold,
                         prediction,
                         half_life_days,
+                        margin: Time::from_millis(margin),
                     }
                 },
             )

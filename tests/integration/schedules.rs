@@ -800,3 +800,60 @@ fn a_job_outliving_its_request_ten_billion_fold_finishes() {
         assert_eq!(rows, want, "{scheduler}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// margin.swf — 4 nodes, walltime kill, every job running exactly its request
+//   J1(3, 10/10) @0   J2(2, 10/10) @0   J3(4, 10/10) @0   J4(1, 22/22) @1
+// Case: `margin = 5` (batsched's rjms_delay) plans every job 5 s longer. J3's
+// reservation sits behind two planned durations, so it moves 10 s, J4's window only
+// 5 s: J4 fits before J3 with the margin and not without. Conservative backfilling,
+// counting nodes and on machines alike (J4 only ever fits on the one machine J1
+// leaves free).
+// ---------------------------------------------------------------------------------------
+
+/// Without a margin:
+/// - t=0: J1 starts [0,10), free 1. J2 (2) reserved [10,20); J3 (4) [20,30).
+/// - t=1: J4 (1 for 22): [1,23) needs a node at 20, where J3 holds all 4; the first
+///   window clear of J3 is [30,52).
+/// - t=10: J1 ends at its planned end; J2 starts. t=20: J2 ends; J3 starts.
+///   t=30: J3 ends; J4 starts, ends 52.
+const WITHOUT_MARGIN: [Expected; 4] = [
+    done(1, 0, 10),
+    done(2, 10, 20),
+    done(3, 20, 30),
+    done(4, 30, 52),
+];
+
+/// With 5 s: every slot is 5 s longer.
+/// - t=0: J1 [0,15) planned, free 1. J2 reserved [15,30); J3 [30,45).
+/// - t=1: J4 planned [1,28): 3 + 1 nodes until 15, 2 + 1 until 28, clear of J3 at 30:
+///   starts now.
+/// - t=10: J1 ends 5 s early: compression. J2 fits now ([10,25) beside J4): starts.
+///   J3 needs all 4: J4 holds one until 28 (planned), so J3 moves to [28,43).
+/// - t=20: J2 ends early; J3 still waits for J4's planned end, 28.
+/// - t=23: J4 ends early; J3 starts now, ends 33.
+const WITH_MARGIN: [Expected; 4] = [
+    done(1, 0, 10),
+    done(2, 10, 20),
+    done(3, 23, 33),
+    done(4, 1, 23),
+];
+
+#[test]
+fn a_margin_on_planned_durations_backfills_before_a_chain_of_reservations() {
+    for reserve in ["count", "machines"] {
+        let base = format!("kind = \"backfill\", reservations = \"all\", reserve = \"{reserve}\"");
+        check(
+            "margin.swf.txt",
+            &format!("{{ {base} }}"),
+            &["--walltime", "kill"],
+            &WITHOUT_MARGIN,
+        );
+        check(
+            "margin.swf.txt",
+            &format!("{{ {base}, margin = 5 }}"),
+            &["--walltime", "kill"],
+            &WITH_MARGIN,
+        );
+    }
+}

@@ -17,6 +17,8 @@ pub(crate) struct Jobs {
     /// How many waiting jobs may hold a reservation (`usize::MAX`: all).
     pub reservations: usize,
     pub predictor: Predictor,
+    /// Added to every planned duration.
+    margin: Time,
     usage: Option<Usage>,
     submit: Vec<Time>,
     arrival: Vec<u64>,
@@ -38,6 +40,7 @@ impl Jobs {
                 Reservations::All => usize::MAX,
             },
             predictor: Predictor::new(config.prediction),
+            margin: config.margin,
             usage: fairshare.then(|| Usage::new(config.half_life())),
             submit: vec![Time::ZERO; jobs],
             arrival: vec![0; jobs],
@@ -54,7 +57,7 @@ impl Jobs {
         self.submit[i] = ctx.now;
         self.arrival[i] = self.arrivals;
         self.arrivals += 1;
-        self.planned[i] = self.predictor.plan(j.user, j.estimate);
+        self.planned[i] = self.predictor.plan(j.user, j.estimate) + self.margin;
     }
 
     pub(crate) fn started(&mut self, job: JobIdx, ctx: &Context<'_>) {
@@ -75,7 +78,8 @@ impl Jobs {
         }
     }
 
-    /// The duration job `job` is planned with (fixed at its submission).
+    /// The duration job `job` is planned with (fixed at its submission): its prediction
+    /// or estimate, plus the margin.
     pub(crate) fn planned(&self, job: JobIdx) -> Time {
         self.planned[job as usize]
     }

@@ -119,6 +119,8 @@ pub(crate) enum BackfillError {
     HalfLife(f64),
     #[error("hold = \"start\" needs reservations ≥ 1 (with none, no job holds a reservation)")]
     HoldWithoutReservations,
+    #[error("margin must be a number of seconds ≥ 0 and at most {max}, got {0}", max = Time::MAX_INPUT_SECS)]
+    Margin(f64),
 }
 
 /// The fair-share half-life when none is given: 7 days (Slurm's default
@@ -126,8 +128,8 @@ pub(crate) enum BackfillError {
 pub(crate) const DEFAULT_HALF_LIFE_DAYS: f64 = 7.0;
 
 /// `{ kind = "backfill", order = "fcfs", backfill_order = "fcfs", reservations = 1,
-/// reserve = "count", hold = "pass", prediction = "estimate" }` (these are the
-/// defaults; `hold` defaults to `"start"` with `reservations = "all"`), plus
+/// reserve = "count", hold = "pass", prediction = "estimate", margin = 0 }` (these are
+/// the defaults; `hold` defaults to `"start"` with `reservations = "all"`), plus
 /// `half_life = DAYS` with a fair-share order.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(try_from = "BackfillFields", into = "BackfillFields")]
@@ -140,6 +142,9 @@ pub struct BackfillConfig {
     pub prediction: Prediction,
     /// The fair-share usage's half-life, days (only with a fair-share order).
     pub half_life_days: f64,
+    /// Added to every job's planned duration: batsched's `rjms_delay` (5 s there), the
+    /// time the resource manager is expected to take to kill a job at its walltime.
+    pub margin: Time,
 }
 
 impl Default for BackfillConfig {
@@ -152,6 +157,7 @@ impl Default for BackfillConfig {
             hold: Hold::Pass,
             prediction: Prediction::Estimate,
             half_life_days: DEFAULT_HALF_LIFE_DAYS,
+            margin: Time::ZERO,
         }
     }
 }
@@ -247,6 +253,9 @@ struct BackfillFields {
     prediction: Option<PredictionField>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     half_life: Option<f64>,
+    /// Seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    margin: Option<f64>,
 }
 
 fn is_fcfs(o: &Order) -> bool {
@@ -317,6 +326,7 @@ impl TryFrom<BackfillFields> for BackfillConfig {
             hold: f.hold.unwrap_or(BackfillConfig::default_hold(reservations)),
             prediction,
             half_life_days: DEFAULT_HALF_LIFE_DAYS,
+            margin: Time::ZERO,
         };
         if let Some(h) = f.half_life {
             if !config.uses_fairshare() {
@@ -326,6 +336,12 @@ impl TryFrom<BackfillFields> for BackfillConfig {
                 return Err(BackfillError::HalfLife(h));
             }
             config.half_life_days = h;
+        }
+        if let Some(m) = f.margin {
+            if !(m.is_finite() && (0.0..=Time::MAX_INPUT_SECS as f64).contains(&m)) {
+                return Err(BackfillError::Margin(m));
+            }
+            config.margin = Time::from_millis((m * 1000.0).round() as i64);
         }
         Ok(config)
     }
@@ -354,6 +370,7 @@ impl From<BackfillConfig> for BackfillFields {
             },
             half_life: (c.uses_fairshare() && c.half_life_days != DEFAULT_HALF_LIFE_DAYS)
                 .then_some(c.half_life_days),
+            margin: (c.margin != Time::ZERO).then(|| c.margin.as_secs_f64()),
         }
     }
 }
@@ -517,6 +534,22 @@ mod tests {
     }
 
     #[test]
+    fn the_margin_is_in_seconds_to_the_millisecond_and_left_out_at_zero() {
+        let c = backfill("{ kind = \"backfill\", reserve = \"machines\", margin = 5 }");
+        assert_eq!(c.margin, Time::from_secs(5));
+        assert_eq!(
+            shown(c),
+            "backfill { reserve = \"machines\", margin = 5.0 }"
+        );
+        let c = backfill("{ kind = \"backfill\", margin = 0.0015 }");
+        assert_eq!(c.margin, Time::from_millis(2));
+        assert_eq!(
+            backfill("{ kind = \"backfill\", margin = 0 }"),
+            BackfillConfig::default()
+        );
+    }
+
+    #[test]
     fn bad_parameters_are_refused_with_what_is_expected() {
         let cases = [
             (
@@ -555,6 +588,11 @@ mod tests {
                 "{ kind = \"backfill\", reservations = 0, hold = \"start\" }",
                 "hold = \"start\" needs reservations ≥ 1",
             ),
+            (
+                "{ kind = \"backfill\", margin = -1 }",
+                "margin must be a number of seconds ≥ 0",
+            ),
+            ("{ kind = \"backfill\", margin = \"5s\" }", "invalid type"),
             (
                 "{ kind = \"backfill\", reserve = \"nodes\" }",
                 "unknown reservation kind \"nodes\"; expected one of: count, machines",
