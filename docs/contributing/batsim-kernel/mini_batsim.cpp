@@ -123,7 +123,11 @@ void compare(const std::string& made)
 void request_reply(std::string request)
 {
   std::vector<Decision> decisions;
-  double now = sg::Engine::get_clock();
+  // Batsim writes times for the scheduler with "%6f" (src/protocol.hpp), and the
+  // scheduler answers at that time: its decisions wait for it (send_message_at_time).
+  char written[64];
+  snprintf(written, sizeof written, "%6f", sg::Engine::get_clock());
+  double now = strtod(written, nullptr);
   if (oracle_mode) {
     requests++;
     fprintf(stderr, "REQ %s\n", request.c_str());

@@ -4,14 +4,16 @@ its output with them. See README.md next to this file.
 
   prepare.py session SESSION.jsonl DIR     recorded requests/replies and the jobs
   prepare.py oracle SCHEDULE.csv.gz DIR    a recorded per-job schedule
-  prepare.py platform cluster BW FILE      100 hosts + master, zero-latency links of BW
-  prepare.py platform noroutes FILE        100 hosts + master, no links between hosts
+  prepare.py platform cluster BW FILE      N hosts + master, zero-latency links of BW
+  prepare.py platform noroutes FILE        N hosts + master, no links between hosts
+(N: the environment's HOSTS, 100 when unset; SDSC-SP2's recordings need 128)
   prepare.py compare SCHEDULE.csv.gz OUT   identical starts/finishes (6 decimals)
 """
 import collections
 import csv
 import gzip
 import json
+import os
 import sys
 
 
@@ -61,12 +63,13 @@ def oracle(path, out):
 
 
 def platform(kind, args):
-    hosts = [f"host{i}" for i in range(100)]
+    n = int(os.environ.get("HOSTS", "100"))
+    hosts = [f"host{i}" for i in range(n)]
     lines = ["<?xml version='1.0'?>", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
              '<platform version="4.1">', '<zone id="AS0" routing="Full">']
     if kind == "cluster":
         bw, path = args
-        for cid, prefix, radical in (("compute", "host", "0-99"), ("head", "master_host", "0-0")):
+        for cid, prefix, radical in (("compute", "host", f"0-{n - 1}"), ("head", "master_host", "0-0")):
             lines.append(f'  <cluster id="{cid}" prefix="{prefix}" suffix="" radical="{radical}" speed="1Gf"'
                          f' bw="{bw}" lat="0us" bb_bw="2.25GBps" bb_lat="0us"/>')
         lines.append('  <link id="backbone" bandwidth="1.25GBps" latency="0us"/>')
