@@ -4,9 +4,11 @@
 //! In Batsim every event is a message to one server actor, every message a 1-byte
 //! communication that takes simulated time, and the server calls the scheduler when it
 //! has handled a message and none is waiting; each decision of a reply reaches the
-//! server as a message of its own. So events of one trace second arrive nanoseconds
-//! apart and in one call or several, as the nanoseconds and SimGrid's floating-point
-//! rounding fall. This module reproduces that arithmetic: the actors (server,
+//! server as a message of its own, once the clock has reached the reply's time: the
+//! request's time as Batsim writes it for the scheduler, to the microsecond, so a reply
+//! to a request made a few nanoseconds before a whole microsecond waits for it. So
+//! events of one trace second arrive nanoseconds apart and in one call or several, as
+//! the nanoseconds and SimGrid's floating-point rounding fall. This module reproduces that arithmetic: the actors (server,
 //! submitter, request-reply, one per job), SimGrid's scheduling rounds, and its solver
 //! steps under the `ptask_L07` model (each step advances the clock to the first action
 //! to finish and takes `rate × Δ` off every action's remaining work, rounding a
@@ -52,6 +54,8 @@ enum Step {
     ServerCheck,
     ServerReceive,
     RequestReply,
+    /// The request-reply actor sends its next message now (its sleep is over).
+    RequestReplySend,
     JobStart(JobIdx),
     JobDone(JobIdx),
     SubmitterStart,
@@ -119,6 +123,8 @@ struct Kernel {
     pending: Vec<Pending>,
     /// Decisions of the reply being sent.
     reply: VecDeque<Message>,
+    /// The reply's time: the request's `now` as Batsim writes it, to the microsecond.
+    reply_at: f64,
     /// The submitter: next job (in submission order), its clock, its batch.
     next_job: usize,
     submitter_clock: f64,
@@ -295,6 +301,12 @@ impl Kernel {
     }
 }
 
+/// `t` as Batsim writes a time for the scheduler (`%6f`: six decimals) and the
+/// scheduler's reply brings it back.
+fn microseconds(t: f64) -> f64 {
+    format!("{t:.6}").parse().unwrap_or(t)
+}
+
 /// Runs the simulation under Batsim's clock (see the module's documentation). The
 /// replay model's submissions must all be known at the start (no feedback), and the
 /// scheduler may only start jobs (and ask to be called back), not decide more.
@@ -341,6 +353,7 @@ where
         sched_ready: false,
         pending: Vec::new(),
         reply: VecDeque::new(),
+        reply_at: 0.0,
         next_job: 0,
         submitter_clock: 0.0,
         batch: Vec::new(),
@@ -426,6 +439,7 @@ where
                                 }
                                 let wakeup = scheduler.schedule(&sim.context(now), &mut starts);
                                 k.reply = starts.drain(..).map(Message::Execute).collect();
+                                k.reply_at = microseconds(k.now);
                                 if let Some(w) = wakeup.filter(|&w| w > now) {
                                     k.reply.push_back(Message::CallMeLater(seconds(w)));
                                 }
@@ -439,6 +453,19 @@ where
                         }
                         Step::ServerReceive => k.simcalls.push(Simcall::Receive),
                         Step::RequestReply => {
+                            // Batsim's send_message_at_time: each message waits for its
+                            // timestamp, the request's `now` as the scheduler read it.
+                            if !k.reply.is_empty() {
+                                if k.reply_at > k.now {
+                                    let wait = k.reply_at - k.now;
+                                    k.simcalls
+                                        .push(Simcall::Sleep(wait, Step::RequestReplySend));
+                                } else {
+                                    then = Some(Step::RequestReplySend);
+                                }
+                            }
+                        }
+                        Step::RequestReplySend => {
                             if let Some(m) = k.reply.pop_front() {
                                 k.simcalls.push(Simcall::Send(m, Step::RequestReply));
                             }
@@ -631,6 +658,16 @@ mod tests {
             ]
         );
         assert_eq!(out.records[2].start, Some(s(30)));
+    }
+
+    /// Batsim writes times with `%6f`: to the nearest microsecond, worked out by hand.
+    #[test]
+    fn the_reply_time_is_the_request_time_to_the_microsecond() {
+        assert_eq!(microseconds(29_174_792.999_999_866), 29_174_793.0);
+        assert_eq!(microseconds(172.000_000_024), 172.0);
+        assert_eq!(microseconds(1.000_000_6), 1.000_001);
+        assert_eq!(microseconds(1.000_000_4), 1.0);
+        assert_eq!(microseconds(0.0), 0.0);
     }
 
     /// A scheduler's call-back comes as a call of its own at the time it asked for.
