@@ -247,6 +247,7 @@ impl Cache {
             blake3: blake3::hash(&payload).to_hex().to_string(),
         };
         std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
+        clear_directory(&path).map_err(io)?;
         crate::atomic::write_new(&path, |out| {
             serde_json::to_writer(&mut *out, &header).map_err(std::io::Error::from)?;
             std::io::Write::write_all(out, b"\n")?;
@@ -495,6 +496,16 @@ fn is_key_prefix(name: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// Removes a directory found where an entry goes (damage, as [`Cache::check`] calls it:
+/// a file cannot be renamed over a directory). Anything else there is replaced by the
+/// rename.
+fn clear_directory(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `value` as one line of JSON to `path` (compact: a run's summary is mostly
 /// arrays, which indented JSON would spread one number per line, doubling the size),
 /// whole or not at all ([`crate::atomic`]).
@@ -504,6 +515,7 @@ fn write_atomically<T: Serialize>(path: &Path, value: &T) -> Result<(), CacheErr
         source,
     };
     std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(io)?;
+    clear_directory(path).map_err(io)?;
     crate::atomic::write_new(path, |out| {
         serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?;
         std::io::Write::write_all(out, b"\n")

@@ -233,7 +233,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            note!("error: {e:#}");
+            note!("error: {}", chain(&e));
             EXIT_ERROR
         }
     };
@@ -478,4 +478,45 @@ enum Format {
     #[default]
     Table,
     Json,
+}
+
+/// An error and its causes, `: `-separated, each cause left out when the message
+/// before it already says it (an error that quotes its source, as `path: {source}`,
+/// would otherwise say it twice: "… (os error 5): … (os error 5)").
+fn chain(e: &anyhow::Error) -> String {
+    let mut links = e.chain().map(|c| c.to_string());
+    let mut text = links.next().unwrap_or_default();
+    let mut last = text.clone();
+    for link in links {
+        if !last.contains(&link) {
+            text.push_str(": ");
+            text.push_str(&link);
+        }
+        last = link;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chain;
+
+    /// Regression (an outside trial): an I/O error quoted by the error around it was
+    /// printed twice, "(os error 5)" twice; a cause not quoted is still printed.
+    #[test]
+    fn each_cause_is_said_once() {
+        let eio = std::io::Error::from_raw_os_error(5);
+        let e = anyhow::Error::from(crate::report::ReportError::Io {
+            path: "out/report.html".into(),
+            source: eio,
+        });
+        let text = chain(&e);
+        assert_eq!(text.matches("(os error 5)").count(), 1, "{text}");
+        assert!(text.starts_with("out/report.html: "), "{text}");
+        let e = anyhow::Error::from(std::io::Error::from_raw_os_error(5)).context("publishing");
+        assert_eq!(
+            chain(&e),
+            format!("publishing: {}", std::io::Error::from_raw_os_error(5))
+        );
+    }
 }

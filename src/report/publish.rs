@@ -54,6 +54,9 @@ pub(crate) fn publish_report(
     } else {
         dir.join(PARTIAL)
     };
+    // Two publishers of one report (a `run` finishing while a `report` writes its
+    // `partial/`) take turns: each sees the other's report whole.
+    let _turn = take_turn(dir)?;
     let mut text = String::new();
     publish_dir(&target, stop, |staging| {
         text = write_report(spec, planned, outcomes, staging, &target, options, stop)?;
@@ -68,6 +71,27 @@ pub(crate) fn publish_report(
         );
     }
     Ok(text)
+}
+
+/// Waits for an exclusive lock on the directory that holds `dir` (released when the
+/// returned file is closed, or its process ends however it ends).
+fn take_turn(dir: &Path) -> Result<std::fs::File, ReportError> {
+    use rustix::fs::{FlockOperation, flock};
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    let lock = std::fs::File::open(&parent).map_err(io(&parent))?;
+    flock(&lock, FlockOperation::LockExclusive)
+        .map_err(|e| io(&parent)(std::io::Error::from(e)))?;
+    Ok(lock)
+}
+
+/// Whether `name` is a staging directory of a publication into the directory (of
+/// `partial/`): another publisher's or a killed one's, never carried over.
+fn is_staging(name: &str) -> bool {
+    name.starts_with('.') && (name.contains(".staging-") || name.contains(".new-"))
 }
 
 /// Where an incomplete campaign's report goes, inside the output directory.
@@ -216,6 +240,7 @@ fn carried_over(target: &Path) -> Result<Vec<String>, ReportError> {
     };
     let names: Vec<String> = listing
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| !is_staging(n))
         .collect();
     let own: Vec<String> = match crate::regular::read(&target.join(MARKER), 1 << 20) {
         Ok(bytes) => match serde_json::from_slice::<Marker>(&bytes) {

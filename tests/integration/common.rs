@@ -300,3 +300,27 @@ pub(crate) fn venv_bin(
     );
     bin(&venv)
 }
+
+/// Runs `cmd` (a plain process, its output kept), which must end within `limit`: it
+/// is killed and the test fails if it hangs.
+#[allow(dead_code)]
+pub(crate) fn within(
+    cmd: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("hung: {cmd:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}

@@ -10,7 +10,7 @@ use predicates::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A small campaign whose report has tables, figures and several runs. `version` 1 and
 /// 2 differ in their tables and replays, so their reports differ in files and content.
@@ -246,6 +246,89 @@ fn two_publishers_racing_leave_one_whole_report() {
     }
 }
 
+/// An I/O error (EIO, by strace's fault injection, at the exchange that puts a report
+/// in place) is said once in the error: it said "(os error 5)" twice.
+#[test]
+fn an_io_error_is_said_once() {
+    let r = Reports::new();
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            "inject=renameat2:error=EIO:when=1",
+        ])
+        .arg("--")
+        .arg(assert_cmd::cargo::cargo_bin("campaign"))
+        .env("CAMPAIGN_TRACE_DIR", crate::common::trace_dir())
+        .args(["report"])
+        .arg(&r.v2.0)
+        .arg("--cache")
+        .arg(&r.cache)
+        .arg("--out")
+        .arg(&r.out)
+        .output()
+        .expect("strace runs (`.ci/run` installs it)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_else(|| panic!("no error: {err}"));
+    assert_eq!(line.matches("(os error 5)").count(), 1, "{line}");
+    assert!(line.contains(&r.out.display().to_string()), "{line}");
+    assert_eq!(r.whole(), Ok(1), "the previous report stays");
+}
+
+/// `campaign report` looping into the `--out` of a `campaign run` that computes its
+/// runs (into a new cache each round, so that the reports are partial until the run's
+/// last runs are cached): the two take turns, neither fails the other, and the end is
+/// one whole report.
+#[test]
+fn a_report_racing_a_run_into_one_out_fails_neither() {
+    let r = Reports::new();
+    for round in 0..5 {
+        let cache = r.dir.path().join(format!("cache-{round}"));
+        let mut running = run(&r.v2.0, &cache, &r.out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let report = || {
+            binary()
+                .arg("report")
+                .arg(&r.v2.0)
+                .arg("--cache")
+                .arg(&cache)
+                .arg("--out")
+                .arg(&r.out)
+                .output()
+                .unwrap()
+        };
+        let mut reports = 0;
+        while running.try_wait().unwrap().is_none() {
+            let out = report();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("error"), "round {round}: report: {err}");
+            reports += 1;
+        }
+        let done = running.wait_with_output().unwrap();
+        assert!(
+            done.status.success(),
+            "round {round} ({reports} reports): run: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        // A report that began before the run's last runs were cached may have put its
+        // partial report in after the run's; the next complete report removes it.
+        let last = report();
+        assert!(last.status.success(), "round {round}");
+        assert_eq!(r.whole(), Ok(2), "round {round}");
+        assert_eq!(leftovers(&r.out), Vec::<String>::new(), "round {round}");
+    }
+}
+
 /// Waits for `child`'s stderr to print a line containing `marker`, then sends `signal`.
 fn signal_after(child: &mut std::process::Child, marker: &str, signal: &str) {
     use std::io::BufRead;
@@ -380,20 +463,7 @@ fn binary() -> Command {
 
 /// Runs `cmd`, which must end within 20 s (a FIFO read would block forever).
 fn within_20s(cmd: &mut Command) -> std::process::Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            child.kill().unwrap();
-            panic!("hung: {cmd:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    crate::common::within(cmd, Duration::from_secs(20))
 }
 
 fn mkfifo(path: &Path) {
@@ -497,6 +567,14 @@ fn corrupt_entries_are_reported_and_recomputed() {
             Box::new(|p: &Path| {
                 std::fs::remove_file(p).unwrap();
                 mkfifo(p);
+            }),
+        ),
+        (
+            "a directory",
+            Box::new(|p: &Path| {
+                std::fs::remove_file(p).unwrap();
+                std::fs::create_dir_all(p.join("inside")).unwrap();
+                std::fs::write(p.join("inside/file"), "x").unwrap();
             }),
         ),
     ];
