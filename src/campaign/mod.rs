@@ -47,7 +47,11 @@ pub fn load(path: &Path, registry: &crate::Registry) -> Result<(Spec, Grid), Spe
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // `spec.toml`'s parent is the empty path, which names no directory to run in.
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let spec = parse(&text, &file, dir, registry)?;
     let grid = expand(&spec)?;
     Ok((spec, grid))

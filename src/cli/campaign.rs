@@ -646,11 +646,11 @@ impl StatusArgs {
             writeln!(out, "corrupt    … and {} more", st.corrupt.len() - SHOWN)?;
         }
         for (error, n) in st.errors.iter().take(SHOWN) {
-            let first = error.lines().next().unwrap_or_default();
             writeln!(
                 out,
-                "failed ({n} run{}): {first}",
-                if *n == 1 { "" } else { "s" }
+                "failed ({n} run{}): {}",
+                if *n == 1 { "" } else { "s" },
+                indented(error)
             )?;
         }
         if st.errors.len() > SHOWN {
@@ -667,6 +667,12 @@ impl StatusArgs {
         print_stdout(&out)?;
         Ok(if complete { EXIT_OK } else { EXIT_ERROR })
     }
+}
+
+/// A message of several lines (a failing scheduler's quoted output), its later lines
+/// indented under the first.
+fn indented(message: &str) -> String {
+    message.trim_end().replace('\n', "\n           ")
 }
 
 #[derive(Debug, Args)]
@@ -731,9 +737,7 @@ impl ExplainArgs {
                             cache.path(key).display()
                         ),
                         Lookup::Missing => match cache.failure(key) {
-                            Some(f) => {
-                                format!("failed: {}", f.error.lines().next().unwrap_or_default())
-                            }
+                            Some(f) => format!("failed: {}", indented(&f.error)),
                             None => "not cached".to_string(),
                         },
                     };

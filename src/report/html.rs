@@ -101,7 +101,12 @@ pub(crate) fn write_html(
     if failed > 0 {
         let _ = writeln!(out, "<p>Failed runs ({failed}):</p>\n<ul>");
         for f in &page.failures {
-            let _ = writeln!(out, "<li>{}</li>", html_escape(f));
+            // Its lines kept: a failing scheduler's message quotes its output.
+            let _ = writeln!(
+                out,
+                "<li style=\"white-space: pre-wrap\">{}</li>",
+                html_escape(f)
+            );
         }
         if failed > page.failures.len() {
             let _ = writeln!(

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 const SCRIPTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/batsim");
 
-fn script(name: &str) -> String {
+pub(crate) fn script(name: &str) -> String {
     Path::new(SCRIPTS).join(name).display().to_string()
 }
 
@@ -55,12 +55,12 @@ pub(crate) fn venv_bin() -> &'static Path {
 }
 
 /// The venv's Python.
-fn python() -> String {
+pub(crate) fn python() -> String {
     venv_bin().join("python").display().to_string()
 }
 
 /// `{ kind = "batsim", command = [WORDS…], timeout = "…" }` as an inline table.
-fn scheduler(words: &[&str], timeout: &str) -> String {
+pub(crate) fn scheduler(words: &[&str], timeout: &str) -> String {
     let words: Vec<String> = words.iter().map(|w| format!("{w:?}")).collect();
     format!(
         "{{ kind = \"batsim\", command = [{}], timeout = \"{timeout}\" }}",

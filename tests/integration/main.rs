@@ -18,6 +18,7 @@ mod models;
 mod notebook;
 mod own_scheduler;
 mod presets;
+mod processes;
 mod properties;
 mod reliability;
 mod replay;

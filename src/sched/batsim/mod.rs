@@ -5,6 +5,7 @@
 //! decisions the process makes and which checks every one of them.
 //!
 //! - `process`: starting the command, keeping its output, always reaping it;
+//! - `tree`: ending every process it starts, with its run or with this process;
 //! - `transport`: the REQ socket at an endpoint chosen per run;
 //! - `messages`: the JSON messages;
 //! - `adapter`: the protocol itself and the checks of every decision.
@@ -16,6 +17,7 @@ mod adapter;
 mod messages;
 mod process;
 mod transport;
+mod tree;
 
 pub use adapter::Batsim;
 
@@ -85,13 +87,13 @@ impl BatsimConfig {
             ));
         }
         self.reply_timeout()?;
+        let mut left = MAX_FILES_BYTES;
         self.files_blake3 = self
             .files
             .iter()
             .map(|f| {
                 let path = dir.join(f);
-                std::fs::read(&path)
-                    .map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+                hash_file(&path, &mut left)
                     .map_err(|e| format!("batsim: file {f:?} ({}): {e}", path.display()))
             })
             .collect::<Result<_, _>>()?;
@@ -111,6 +113,31 @@ impl BatsimConfig {
     pub(crate) fn display(&self) -> String {
         self.command.join(" ")
     }
+}
+
+/// How many bytes a scheduler's `files` may hold in all: they are hashed whenever a
+/// spec is read.
+const MAX_FILES_BYTES: u64 = 4 << 30;
+
+/// The blake3 of the regular file at `path` in hex, read as a stream (a FIFO, a
+/// device or a directory is refused by its type, before it is read); `left` is how
+/// many bytes the files hashed so far leave, reduced by this one's.
+fn hash_file(path: &Path, left: &mut u64) -> Result<String, String> {
+    let file = crate::regular::open(path).map_err(|e| e.to_string())?;
+    let mut hasher = blake3::Hasher::new();
+    let read = hasher
+        .update_reader(std::io::Read::take(file, *left + 1))
+        .map_err(|e| e.to_string())?
+        .count();
+    if read > *left {
+        return Err(format!(
+            "the scheduler's files hold more than {} GiB in all, the most that is hashed \
+             into its identity",
+            MAX_FILES_BYTES >> 30
+        ));
+    }
+    *left -= read;
+    Ok(hasher.finalize().to_hex().to_string())
 }
 
 /// `500ms`, `30s`, `1.5 s`, `2min`, `1h`: a positive duration.

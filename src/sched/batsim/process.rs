@@ -1,8 +1,10 @@
 //! The external scheduler's process: [`Process`] starts it, keeps the tails of its
-//! output, and always reaps it (when dropped: at the end of a run, on failure, on a
-//! panic's unwinding). Ctrl-C at a terminal reaches it too (it is in the foreground
-//! process group): it ends, its run fails, and it is reaped as usual.
+//! output, and always ends it, whole process tree, and reaps it (when dropped: at the
+//! end of a run, on failure, on a panic's unwinding; see [`super::tree`]). Ctrl-C at
+//! a terminal reaches it too (it is in the foreground process group): it ends, its run
+//! fails, and it is reaped as usual.
 
+use super::tree::{MARK, Mark};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -21,8 +23,14 @@ pub(super) struct Process {
     child: Arc<Mutex<Child>>,
     stdout: Arc<Mutex<Vec<u8>>>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// The threads keeping its output, done when every writer of the stream is gone.
+    readers: Vec<std::thread::JoinHandle<()>>,
+    /// What it and every process it starts carry, to be found and killed by.
+    mark: Mark,
     /// Set once it has been waited for.
     status: Option<ExitStatus>,
+    /// Set once every process carrying its mark has been killed.
+    ended: bool,
 }
 
 /// A lock that a panic elsewhere does not poison for us.
@@ -70,9 +78,13 @@ pub(super) fn expand_env(word: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// Keeps the last [`KEPT`] bytes of `stream` in `into`, until it closes.
-fn drain(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
-    let spawned = std::thread::Builder::new()
+/// Keeps the last [`KEPT`] bytes of `stream` in `into`, until it closes; the thread
+/// doing it, if one could be started.
+fn drain(
+    mut stream: impl Read + Send + 'static,
+    into: Arc<Mutex<Vec<u8>>>,
+) -> Option<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
         .name("batsim-output".into())
         .spawn(move || {
             let mut buf = [0u8; 8192];
@@ -87,10 +99,10 @@ fn drain(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
                     kept.drain(..cut);
                 }
             }
-        });
-    // Without a thread the stream is dropped: the process's writes then fail (it is
-    // told, by EPIPE) instead of filling a pipe nobody reads.
-    drop(spawned);
+        })
+        // Without a thread the stream is dropped: the process's writes then fail (it
+        // is told, by EPIPE) instead of filling a pipe nobody reads.
+        .ok()
 }
 
 impl Process {
@@ -117,8 +129,12 @@ impl Process {
         let (program, args) = words
             .split_first()
             .ok_or_else(|| "the command is empty".to_string())?;
+        // Starts the guard that ends what this process started if it dies first.
+        super::tree::runs_dir().map_err(|e| format!("cannot start `{display}`: {e}"))?;
+        let mark = Mark::new();
         let mut child = Command::new(program)
             .args(args)
+            .env(MARK, mark.value())
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -127,17 +143,17 @@ impl Process {
             .map_err(|e| format!("cannot start `{display}` (in {}): {e}", dir.display()))?;
         let stdout = Arc::new(Mutex::new(Vec::new()));
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(out) = child.stdout.take() {
-            drain(out, stdout.clone());
-        }
-        if let Some(err) = child.stderr.take() {
-            drain(err, stderr.clone());
-        }
+        let mut readers = Vec::new();
+        readers.extend(child.stdout.take().and_then(|s| drain(s, stdout.clone())));
+        readers.extend(child.stderr.take().and_then(|s| drain(s, stderr.clone())));
         Ok(Process {
             child: Arc::new(Mutex::new(child)),
             stdout,
             stderr,
+            readers,
+            mark,
             status: None,
+            ended: false,
         })
     }
 
@@ -165,12 +181,32 @@ impl Process {
         }
     }
 
+    /// Kills it and every process it started (those carrying its mark), and reaps
+    /// it; once.
+    pub(super) fn end(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        if self.status.is_none() {
+            let _ = lock(&self.child).kill();
+        }
+        self.mark.kill_all();
+        if self.status.is_none() {
+            self.status = lock(&self.child).wait().ok();
+        }
+    }
+
     /// What it printed last, for an error message: the end of its standard error,
     /// and of its standard output if it printed there, indented; empty if nothing.
-    pub(super) fn output_tail(&self) -> String {
-        // The reader threads may still be taking the last writes of a process that
-        // just exited.
-        std::thread::sleep(Duration::from_millis(20));
+    /// Ends it first (so that no process of it still holds the streams open), then
+    /// waits a while for the readers to take the streams' last writes.
+    pub(super) fn output_tail(&mut self) -> String {
+        self.end();
+        let until = Instant::now() + Duration::from_secs(2);
+        while self.readers.iter().any(|r| !r.is_finished()) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let mut out = String::new();
         for (name, stream) in [("stderr", &self.stderr), ("stdout", &self.stdout)] {
             let text = String::from_utf8_lossy(&lock(stream)).into_owned();
@@ -208,15 +244,9 @@ fn tail(text: &str) -> &str {
 }
 
 impl Drop for Process {
-    /// Kills it if it still runs, and reaps it.
+    /// Kills it if it still runs, and every process it started; reaps it.
     fn drop(&mut self) {
-        if self.status.is_none() {
-            let mut child = lock(&self.child);
-            if matches!(child.try_wait(), Ok(None)) {
-                let _ = child.kill();
-            }
-            let _ = child.wait();
-        }
+        self.end();
     }
 }
 

@@ -57,8 +57,8 @@ impl Transport {
             .enable_time()
             .build()?;
         let dir = tempfile::Builder::new()
-            .prefix("campaign-batsim-")
-            .tempdir()?;
+            .prefix("run-")
+            .tempdir_in(super::tree::runs_dir()?)?;
         let socket = dir.path().join("scheduler");
         let endpoint = match socket.to_str() {
             Some(path) if path.len() <= IPC_PATH_MAX => format!("ipc://{path}"),
