@@ -1,8 +1,10 @@
 //! Bring your own scheduler: a first-fit scheduler written outside the crate,
 //! registered beside the built-ins, with the whole `campaign` command line.
 //!
+//! With the spec of docs/guide/own-scheduler.md saved as `first-fit.toml`:
+//!
 //! ```sh
-//! cargo run --release --example custom_scheduler -- run campaigns/first-fit.toml
+//! cargo run --release --example custom_scheduler -- run first-fit.toml
 //! ```
 //!
 //! The spec names it like any built-in: `ff = { kind = "first_fit" }`. Its runs are

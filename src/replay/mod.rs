@@ -158,13 +158,6 @@ pub enum ReplayError {
     NoWait { job: i64, count: usize },
     #[error("the session threshold must be a number of minutes ≥ 0, got {0:?}")]
     BadThreshold(String),
-    #[error(
-        "unknown replay model {0:?}; expected rigid, a0, a60, feedback:DELIM:MINUTES[:DEPS] \
-         with DELIM arrival|last|max and DEPS reduced|all (e.g. feedback:last:30), adjusted, \
-         distribution, fluid, preceding, or an inline table such as \
-         '{{ model = \"feedback\", delimiter = \"last\", threshold = 30 }}'"
-    )]
-    Unknown(String),
     #[error("replay model: {0}")]
     Config(String),
     #[error("the workload has more than {} jobs", u32::MAX)]
