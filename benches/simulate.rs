@@ -286,10 +286,9 @@ fn sessions(c: &mut Criterion) {
 /// `run`, includes preparing the jobs, the simulation, the checker and the metrics, as
 /// a campaign run does).
 fn shaking(c: &mut Criterion) {
+    use campaign::platform::KillClock;
     use campaign::run::{Execution, RunDescription};
-    use campaign::shake::{
-        Attribute, KillClock, Limits, Mode, ShakeConfig, Transform, shake, transform,
-    };
+    use campaign::shake::{Attribute, Limits, Mode, ShakeConfig, Transform, shake, transform};
     let sdsc = workload("SDSC-SP2-1998-4.2-cln");
     let mut group = c.benchmark_group("shake/SDSC-SP2");
     group.throughput(Throughput::Elements(sdsc.len() as u64));

@@ -12,8 +12,8 @@
 //! every variant, so the runs kept are exactly those of a spec listing that many seeds.
 
 use super::compare::{CompareRun, ContrastRow, compare};
-use super::grid::GridRun;
 use super::runner::{Outcome, PlannedRun};
+use super::spec::GridRun;
 use super::spec::{Adaptive, Axis, Spec};
 use crate::campaign::columns::MetricRow;
 

@@ -15,25 +15,11 @@
 //!   replication seed; the seed varies fastest.
 
 use super::spec::{
-    At, Axis, AxisName, Choices, GridDef, PartialChoices, Selection, Spec, SpecError,
+    At, Axis, AxisName, Choices, GridDef, GridRun, PartialChoices, Selection, Spec, SpecError,
 };
 
 /// Refuse grids larger than this (a typo multiplying axes, not a study).
 pub const MAX_RUNS: usize = 10_000_000;
-
-/// One run of the grid: a variant per axis, and the experiment it came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GridRun {
-    /// The `[[study]]` it belongs to (index), if the spec has studies.
-    pub study: Option<usize>,
-    pub experiment: Option<usize>,
-    /// Every axis's variant.
-    pub choices: Choices,
-    /// Added by an `[[include]]`.
-    pub included: bool,
-    /// Shake seed (0 for the unshaken run), or the replication of a model's workload.
-    pub seed: u64,
-}
 
 /// One product of the grid: the spec's `[grid]`, or one `[[study]]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,17 +31,6 @@ pub struct GridPart {
     pub zipped: Vec<Vec<usize>>,
     /// Grid points before exclusion (and before repetition per seed).
     pub points: usize,
-}
-
-impl GridRun {
-    /// Whether the run has one of the selected variants on every axis the selection
-    /// names (an `[[exclude]]`, a `--only` filter).
-    pub fn matches(&self, selection: &Selection) -> bool {
-        selection.axes.iter().all(|(axis, idx)| match axis {
-            AxisName::Experiment => self.experiment.is_some_and(|e| idx.contains(&e)),
-            AxisName::Axis(a) => idx.contains(&self.choices[*a]),
-        })
-    }
 }
 
 /// The expanded grid.

@@ -19,8 +19,8 @@ pub mod spec;
 pub(crate) mod status;
 
 pub use failure::{Panic, RunFailure, WorkloadFailure};
-pub use grid::{Grid, GridRun, expand};
-pub use spec::{Axis, AxisName, Choices, Spec, SpecError, parse};
+pub use grid::{Grid, expand};
+pub use spec::{Axis, AxisName, Choices, GridRun, Spec, SpecError, parse};
 
 use serde::ser::SerializeMap;
 use std::path::Path;

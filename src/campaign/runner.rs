@@ -175,6 +175,25 @@ impl PlannedRun {
     pub fn key(&self) -> Option<&str> {
         self.description.as_ref().ok().map(|(_, k)| k.as_str())
     }
+
+    /// The estimated cost of the run, for balancing shards and estimating the time
+    /// left: its workload's job count (the model's even when its jobs were not
+    /// generated) times its scheduler's relative cost per job
+    /// ([`crate::registry::About::cost`]: 1 for FCFS and the recorded schedule, 2 for
+    /// EASY, 10 for conservative backfilling, their relative simulation times on the
+    /// archive traces, rounded); 1 for a run that cannot run.
+    pub(crate) fn cost(&self, workloads: &LoadedWorkloads) -> u64 {
+        match &self.description {
+            Ok((d, _)) => {
+                let jobs = workloads
+                    .get(&self.run)
+                    .as_ref()
+                    .map_or(1, |w| w.job_count());
+                (jobs.max(1) as u64).saturating_mul(u64::from(d.scheduler.about().cost.max(1)))
+            }
+            Err(_) => 1,
+        }
+    }
 }
 
 /// Resolves every run of `grid` on its loaded workload, in grid order.
@@ -286,7 +305,7 @@ impl Outcome {
 /// Progress, for a reporter.
 #[derive(Debug, Clone)]
 pub enum Event<'a> {
-    /// Run `index` ended. `cost`: its estimated cost (`super::shard::run_cost`) when
+    /// Run `index` ended. `cost`: its estimated cost (`PlannedRun::cost`) when
     /// it was computed (or failed trying), 0 when its result was found.
     Finished {
         index: usize,
@@ -432,7 +451,7 @@ pub fn execute(
                 }
                 let cost = match outcome {
                     Outcome::Cached(_) => 0,
-                    _ => super::shard::run_cost(p, workloads),
+                    _ => p.cost(workloads),
                 };
                 on_event(Event::Finished {
                     index,

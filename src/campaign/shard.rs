@@ -4,13 +4,12 @@
 //! exactly one shard.
 //!
 //! The partition balances an estimate of each run's cost: the number of jobs of its
-//! workload times a factor of its scheduler ([`cost`]). Runs are taken costliest first
+//! workload times a factor of its scheduler ([`PlannedRun::cost`]). Runs are taken costliest first
 //! (ties in the plan's order) and each goes to the shard with the least cost so far (ties: the lowest
 //! shard), the longest-processing-time rule, which keeps every shard within 4/3 of the
 //! best possible balance of the estimates.
 
 use super::runner::{LoadedWorkloads, PlannedRun};
-use crate::sched::SchedulerConfig;
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 
@@ -39,27 +38,6 @@ impl std::str::FromStr for Shard {
 impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-/// The estimated cost of a run, for balancing shards: its workload's job count times
-/// its scheduler's relative cost per job ([`crate::registry::About::cost`]: 1 for FCFS
-/// and the recorded schedule, 2 for EASY, 10 for conservative backfilling, their
-/// relative simulation times on the archive traces, rounded).
-pub(crate) fn cost(jobs: usize, scheduler: &SchedulerConfig) -> u64 {
-    (jobs.max(1) as u64).saturating_mul(u64::from(scheduler.about().cost.max(1)))
-}
-
-/// The estimated cost of the planned run `p` ([`cost`] of its workload's job count,
-/// the model's even when its jobs were not generated, and its scheduler); 1 for a run
-/// that cannot run.
-pub(crate) fn run_cost(p: &PlannedRun, workloads: &LoadedWorkloads) -> u64 {
-    match &p.description {
-        Ok((d, _)) => {
-            let jobs = workloads.get(&p.run).as_ref().map_or(1, |w| w.job_count());
-            cost(jobs, &d.scheduler)
-        }
-        Err(_) => 1,
     }
 }
 
@@ -109,7 +87,7 @@ pub(crate) fn shards(
                 // (The model's job count even when its jobs were not generated, so
                 // that planning and running partition alike.)
                 Ok((_, key)) => Ok(*index.entry(key).or_insert_with(|| {
-                    costs.push(run_cost(p, workloads));
+                    costs.push(p.cost(workloads));
                     costs.len() - 1
                 })),
                 Err(_) => Err(()),

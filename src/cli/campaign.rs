@@ -397,7 +397,7 @@ impl RunArgs {
             let mut cached = cached.into_iter();
             todo.iter()
                 .filter(|p| p.key().is_none() || !cached.next().unwrap_or(false))
-                .map(|p| crate::campaign::shard::run_cost(p, &workloads))
+                .map(|p| p.cost(&workloads))
                 .sum()
         };
         let progress = Progress::new(chosen, cost_left);

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 /// Progress on stderr: an indicatif bar when stderr is a terminal, else a plain status
 /// line at most every ten seconds and at the end (cluster logs). The time left weighs
-/// runs by their estimated cost ([`crate::campaign::shard::run_cost`]: job count ×
+/// runs by their estimated cost ([`crate::campaign::runner::PlannedRun::cost`]: job count ×
 /// the scheduler's relative cost), so a campaign whose costly runs are still to come is
 /// not estimated as if every run cost the same.
 pub(crate) struct Progress {

@@ -42,6 +42,18 @@ use crate::workload::Workload;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
+/// Why a batch became available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Release {
+    /// Its last dependency finished while it was the next batch: the user model
+    /// counts from that end (think time).
+    Dependency,
+    /// It became the next batch (the previous batch's last job arrived) with its
+    /// dependencies already finished: the user model counts from that arrival
+    /// (inter-arrival time).
+    Follows,
+}
+
 /// What a batch depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchDeps {
@@ -80,10 +92,10 @@ impl Batch {
     /// The recorded delay for a release by `reason`: TT after a dependency, IAT after
     /// the batch it follows (zero where the batch has none, which the next-batch
     /// mechanism never asks for).
-    pub(crate) fn recorded_delay(&self, reason: super::Release) -> Time {
+    pub(crate) fn recorded_delay(&self, reason: Release) -> Time {
         match reason {
-            super::Release::Dependency => self.think,
-            super::Release::Follows => self.interarrival,
+            Release::Dependency => self.think,
+            Release::Follows => self.interarrival,
         }
         .unwrap_or(Time::ZERO)
     }

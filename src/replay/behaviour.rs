@@ -4,7 +4,7 @@
 
 use super::ReplayError;
 use super::batches::BatchGraph;
-use super::next_batch::Release;
+use super::batches::Release;
 use crate::draw::{Stream, derive};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};

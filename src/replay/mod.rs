@@ -21,15 +21,15 @@ pub use crate::sim::Submitter;
 pub use adjusted::Adjusted;
 pub(crate) use adjusted::AdjustedConfig;
 pub use batches::{
-    Batch, BatchDeps, BatchDoc, BatchEntryDoc, BatchGraph, BatchStats, BatchSummary, Spread,
-    UserBatchDoc, UserBatchStats,
+    Batch, BatchDeps, BatchDoc, BatchEntryDoc, BatchGraph, BatchStats, BatchSummary, Release,
+    Spread, UserBatchDoc, UserBatchStats,
 };
 pub use behaviour::Continuation;
 pub use distribution::{Distribution, DistributionConfig, Worker};
 pub use feedback::{Feedback, FeedbackConfig};
 pub(crate) use fluid::FluidConfig;
 pub use fluid::{Fluid, FluidDelays, Sessions};
-pub use next_batch::{NextBatch, Release, Released, UserModel};
+pub use next_batch::{NextBatch, Released, UserModel};
 pub use preceding::Preceding;
 pub(crate) use preceding::PrecedingConfig;
 pub use rigid::Rigid;

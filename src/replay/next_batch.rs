@@ -17,21 +17,9 @@
 //! finished when it ends, whether completed, killed at its walltime or rejected at
 //! submission, as in feedback replay.
 
-use super::batches::{BatchDeps, BatchGraph};
+use super::batches::{BatchDeps, BatchGraph, Release};
 use crate::sim::{JobIdx, JobState, Submitter};
 use crate::time::Time;
-
-/// Why a batch became available.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Release {
-    /// Its last dependency finished while it was the next batch: the user model
-    /// counts from that end (think time).
-    Dependency,
-    /// It became the next batch (the previous batch's last job arrived) with its
-    /// dependencies already finished: the user model counts from that arrival
-    /// (inter-arrival time).
-    Follows,
-}
 
 /// What a user model knows when it places a released batch.
 #[derive(Clone, Copy, Debug)]

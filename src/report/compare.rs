@@ -4,7 +4,7 @@
 //! statistics are [`crate::campaign::compare`]'s; here they become a DataFrame.
 
 use super::chart::{Figure, Panel};
-use super::forest::{ForestPanel, ForestRow};
+use super::chart::{ForestPanel, ForestRow};
 use super::{ReportError, ReportRun, Table, write_with};
 use crate::campaign::columns::MetricRow;
 use crate::campaign::compare::{CompareRun, ContrastRow, compare, group_columns};

@@ -14,20 +14,19 @@ use polars::prelude::*;
 mod chart;
 mod compare;
 mod figures;
-mod forest;
 mod html;
 mod names;
 mod parameters;
 mod publish;
 mod summaries;
 pub use chart::{
-    ChartError, Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, StripPanel,
+    ChartError, Figure, ForestPanel, ForestRow, LegendEntry, LinePanel, Mark, Panel, Series, Strip,
+    StripPanel,
 };
 pub(crate) use compare::write_comparison;
 pub use compare::{COMPARE_COLUMNS, Comparison, comparisons};
 pub use figures::{Figures, MAX_FIGURES};
 pub(crate) use figures::{campaign_figures, run_figures};
-pub use forest::{ForestPanel, ForestRow};
 pub(crate) use html::{PageInfo, write_html, write_svgs};
 pub(crate) use names::display_name;
 pub use parameters::SweptColumns;

@@ -17,8 +17,9 @@
 //! Raw draws: U = (x >> 11) / 2⁵³ and sign + iff x & 1 == 0, so x = (U·2⁵³) << 11,
 //! | 1 for −. All U used are dyadic (k/2ᵐ), so U and pert × U are exact in f64.
 
-use super::{Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeReport, draws, shake_with};
+use super::{Attribute, Limits, Mode, ShakeConfig, ShakeReport, draws, shake_with};
 use crate::draw::{sign_of, unit_of};
+use crate::platform::KillClock;
 use crate::swf::SwfHeader;
 use crate::time::Time;
 use crate::workload::{Job, Workload};

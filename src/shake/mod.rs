@@ -13,7 +13,7 @@ mod perturb;
 mod transform;
 
 pub use perturb::{
-    Attribute, KillClock, Limits, Mode, ShakeConfig, ShakeError, ShakeReport, draws, eligible,
-    shake, shake_with,
+    Attribute, Limits, Mode, ShakeConfig, ShakeError, ShakeReport, draws, eligible, shake,
+    shake_with,
 };
 pub use transform::{ArrivalScale, JobEdit, Transform, TransformError, offered_load, transform};

@@ -38,6 +38,7 @@
 
 use crate::choice::choice;
 use crate::draw::{Stream, derive, sign_of, unit_of};
+use crate::platform::KillClock;
 use crate::time::Time;
 use crate::workload::{Job, Workload};
 use serde::Serialize;
@@ -138,8 +139,6 @@ pub struct Limits {
     /// both; shaking keeps each job on its side.
     pub kill: Option<KillClock>,
 }
-
-pub use crate::platform::KillClock;
 
 /// The smallest `x` in `lo..=hi` with `pred(x)`, for `pred` false then true, and true
 /// at `hi`.

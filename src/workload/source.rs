@@ -3,6 +3,7 @@
 //! [`LoadedWorkload`]: the jobs, the platform size they were recorded (or generated)
 //! for, and the identity that a run's cache key and random draws are derived from.
 
+use super::synthetic::SyntheticSource;
 use super::{CleaningPolicy, CleaningReport, TraceLocator, TraceNotFound, Workload};
 use crate::swf::SwfError;
 use serde::Serialize;
@@ -38,7 +39,7 @@ pub struct LoadedWorkload {
 
 impl LoadedWorkload {
     /// Its number of jobs: a model's, even when its jobs were not generated
-    /// ([`super::SyntheticSource::identified`]).
+    /// ([`SyntheticSource::identified`]).
     pub(crate) fn job_count(&self) -> usize {
         match self.origin {
             Origin::Model { jobs, .. } => jobs,
@@ -59,7 +60,7 @@ pub enum WorkloadIdentity {
     },
     /// A workload model: the model with its parameters, the job and node counts, the
     /// seed and the requested-time factor.
-    Model(Box<super::SyntheticSource>),
+    Model(Box<SyntheticSource>),
 }
 
 impl WorkloadIdentity {
@@ -150,4 +151,36 @@ pub enum LoadError {
         records: usize,
         why: String,
     },
+}
+
+// A model source's loading is here, beside the identity that holds the source whole
+// (a `synthetic` that named this module's types would import it in a circle).
+impl SyntheticSource {
+    /// The workload as runs are planned and keyed: its identity and node and job
+    /// counts, without generating its jobs (`workload` is empty).
+    pub(crate) fn identified(&self) -> LoadedWorkload {
+        LoadedWorkload {
+            recorded_nodes: Some(self.nodes),
+            workload: super::Workload::default(),
+            identity: WorkloadIdentity::Model(Box::new(self.clone())),
+            origin: Origin::Model {
+                model: self.model.name(),
+                jobs: self.jobs as usize,
+            },
+        }
+    }
+}
+
+impl SourceSetup for SyntheticSource {
+    fn load(&self, _locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
+        // Exactly `jobs` jobs (`generate` checks it).
+        let trace = self.generate().map_err(LoadError::Model)?;
+        // The same cleaning as a trace source's default, so the SWF file written from
+        // this workload loads as the same jobs.
+        let (workload, _) = CleaningPolicy::default().apply(trace);
+        Ok(LoadedWorkload {
+            workload,
+            ..self.identified()
+        })
+    }
 }

@@ -1,8 +1,6 @@
 //! A workload drawn from a statistical model: [`SyntheticSource`].
 
 use super::model::{SwfOptions, WorkloadModel, WorkloadModels, to_swf, trace};
-use super::source::{LoadError, LoadedWorkload, Origin, SourceSetup, WorkloadIdentity};
-use super::{CleaningPolicy, TraceLocator};
 use crate::draw::derive;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -211,36 +209,6 @@ impl SyntheticSource {
             self.seed,
             self.walltime_factor
         )
-    }
-}
-
-impl SyntheticSource {
-    /// The workload as runs are planned and keyed: its identity and node and job
-    /// counts, without generating its jobs (`workload` is empty).
-    pub(crate) fn identified(&self) -> LoadedWorkload {
-        LoadedWorkload {
-            recorded_nodes: Some(self.nodes),
-            workload: super::Workload::default(),
-            identity: WorkloadIdentity::Model(Box::new(self.clone())),
-            origin: Origin::Model {
-                model: self.model.name(),
-                jobs: self.jobs as usize,
-            },
-        }
-    }
-}
-
-impl SourceSetup for SyntheticSource {
-    fn load(&self, _locator: &TraceLocator) -> Result<LoadedWorkload, LoadError> {
-        // Exactly `jobs` jobs (`generate` checks it).
-        let trace = self.generate().map_err(LoadError::Model)?;
-        // The same cleaning as a trace source's default, so the SWF file written from
-        // this workload loads as the same jobs.
-        let (workload, _) = CleaningPolicy::default().apply(trace);
-        Ok(LoadedWorkload {
-            workload,
-            ..self.identified()
-        })
     }
 }
 

@@ -4,11 +4,11 @@
 //! the report's aggregates recomputed from runs.csv by the thesis's formulas.
 
 use crate::common::{campaign, trace_path};
+use campaign::platform::KillClock;
 use campaign::platform::PlatformChange;
 use campaign::run::{DrawSeeds, Execution, RunDescription, perturb};
 use campaign::shake::{
-    ArrivalScale, Attribute, JobEdit, KillClock, Limits, Mode, ShakeConfig, Transform,
-    offered_load, shake,
+    ArrivalScale, Attribute, JobEdit, Limits, Mode, ShakeConfig, Transform, offered_load, shake,
 };
 use campaign::sim::{Delivery, Semantics, WalltimePolicy, WalltimeScaling};
 use campaign::swf::{ParseOptions, read_path};

@@ -86,10 +86,11 @@ pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
 pub use error::{At, SpecError};
 pub(crate) use figures::{DEFAULT_FIGURE_METRICS, swept_parameter, swept_value};
 pub use figures::{FigureKind, FigureSpec};
-pub use selections::{GridDef, Selection};
+pub use raw::Aggregate;
+pub use selections::{GridDef, GridRun, Selection};
 pub(crate) use sweep::Swept;
 pub use sweep::SweptValue;
-pub use tables::{Aggregate, Expected, TableSpec};
+pub use tables::{Expected, TableSpec};
 pub(crate) use variants::DEFAULT_VARIANT;
 pub use variants::{ShakeVariant, WorkloadVariant};
 
@@ -176,7 +177,7 @@ impl Spec {
 
     /// What one grid run asks for: its variants' values. The seed-0 run of a shaking
     /// variant is its unshaken baseline.
-    pub fn request(&self, run: &crate::campaign::GridRun) -> RunRequest {
+    pub fn request(&self, run: &GridRun) -> RunRequest {
         let c = &run.choices;
         RunRequest {
             workload: (),
@@ -196,13 +197,13 @@ impl Spec {
 
     /// Whether the run is repeated over seeds: by its shaking variant (its seed-0 run
     /// is then a baseline) or as a replication of a model's workload.
-    pub fn seeded(&self, run: &crate::campaign::GridRun) -> bool {
+    pub fn seeded(&self, run: &GridRun) -> bool {
         !self.shakes[run.choices[Axis::Shake]].1.seeds.is_empty() || self.replicated(run)
     }
 
     /// Whether the run is one replication of a model's workload (its seed draws the
     /// workload).
-    pub fn replicated(&self, run: &crate::campaign::GridRun) -> bool {
+    pub fn replicated(&self, run: &GridRun) -> bool {
         !self.workloads[run.choices[Axis::Workload]]
             .1
             .seeds
@@ -214,7 +215,7 @@ impl Spec {
     /// variant with seeds and no perturbation (`reps = { seeds = "1..=5" }`: the draws
     /// of a stochastic replay model; such a variant has no seed-0 run, as nothing is
     /// shaken).
-    pub fn replication(&self, run: &crate::campaign::GridRun) -> bool {
+    pub fn replication(&self, run: &GridRun) -> bool {
         let shake = &self.shakes[run.choices[Axis::Shake]].1;
         self.replicated(run) || (shake.config.is_none() && !shake.seeds.is_empty())
     }

@@ -4,6 +4,7 @@
 //! models, workload sources) are kept as tables and read by their own types.
 
 use super::axes::AxisName;
+use crate::choice::choice;
 use crate::shake::{Attribute, Mode};
 use crate::sim::{Delivery, WalltimePolicy, WalltimeScaling};
 use serde::Deserialize;
@@ -12,6 +13,19 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 use toml::Spanned;
+
+choice! {
+    /// How the runs falling in one table cell are combined (several when an axis that
+    /// is not a row or column of the table has several values, e.g. shake seeds).
+    pub enum Aggregate("aggregate") {
+        #[default]
+        Mean => "mean",
+        /// Linear interpolation between order statistics (numpy's default).
+        Median => "median",
+        Min => "min",
+        Max => "max",
+    }
+}
 
 /// Named variants in the order written (a TOML table whose keys are variant names).
 #[derive(Debug, Clone, PartialEq)]
@@ -447,7 +461,7 @@ pub(super) struct RawTable {
     pub metrics: Vec<Spanned<String>>,
     /// Decimal places (default 2).
     pub digits: Option<usize>,
-    pub aggregate: Option<super::tables::Aggregate>,
+    pub aggregate: Option<Aggregate>,
     /// Where the expected values come from (printed with them).
     pub expected_source: Option<String>,
     /// Shaking statistics to show for each metric (see `metrics::SHAKING_STATS`),

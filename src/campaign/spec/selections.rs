@@ -3,11 +3,36 @@
 //! a study names), excludes (lists allowed; a sweep's base name stands for all its
 //! variants) and includes (one variant per axis named).
 
-use super::axes::{AxisName, PartialChoices};
+use super::axes::{AxisName, Choices, PartialChoices};
 use super::error::{At, Source, SpecError};
 use super::raw::{OneOrMany, RawGrid, RawSelection, RawSpec};
 use super::{Spec, find, find_all};
 use toml::Spanned;
+
+/// One run of the grid: a variant per axis, and the experiment it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GridRun {
+    /// The `[[study]]` it belongs to (index), if the spec has studies.
+    pub study: Option<usize>,
+    pub experiment: Option<usize>,
+    /// Every axis's variant.
+    pub choices: Choices,
+    /// Added by an `[[include]]`.
+    pub included: bool,
+    /// Shake seed (0 for the unshaken run), or the replication of a model's workload.
+    pub seed: u64,
+}
+
+impl GridRun {
+    /// Whether the run has one of the selected variants on every axis the selection
+    /// names (an `[[exclude]]`, a `--only` filter).
+    pub fn matches(&self, selection: &Selection) -> bool {
+        selection.axes.iter().all(|(axis, idx)| match axis {
+            AxisName::Experiment => self.experiment.is_some_and(|e| idx.contains(&e)),
+            AxisName::Axis(a) => idx.contains(&self.choices[*a]),
+        })
+    }
+}
 
 /// Variant indices per axis named, with where the selection was written.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -5,22 +5,8 @@
 use super::Spec;
 use super::axes::AxisName;
 use super::error::{Source, SpecError};
-use super::raw::RawSpec;
-use crate::choice::choice;
+use super::raw::{Aggregate, RawSpec};
 use toml::Spanned;
-
-choice! {
-    /// How the runs falling in one table cell are combined (several when an axis that
-    /// is not a row or column of the table has several values, e.g. shake seeds).
-    pub enum Aggregate("aggregate") {
-        #[default]
-        Mean => "mean",
-        /// Linear interpolation between order statistics (numpy's default).
-        Median => "median",
-        Min => "min",
-        Max => "max",
-    }
-}
 
 /// A validated table.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,8 +1,8 @@
 //! Forest plots of paired comparisons: one row per contrast, its mean difference (a
 //! dot) and bootstrap interval (a bar), and a line at zero, drawn with plotters into a
-//! panel of a [`super::chart::Figure`].
+//! panel of a [`super::Figure`].
 
-use super::chart::{
+use super::{
     Area, LABEL_FONT, TICK_FONT, Ticked, colour, label_at, linear_ticks, range, tame, text_width,
 };
 use plotters::prelude::*;

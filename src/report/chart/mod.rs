@@ -1,7 +1,11 @@
 //! Figures as SVG, drawn with plotters' SVG backend ([`Figure::svg`]): panels of lines
 //! (with optional bands) or of strips (one category's values as dots, with their
 //! quartile box and an optional reference value). Values that are not finite are left
-//! out, so no coordinate of a figure is NaN.
+//! out, so no coordinate of a figure is NaN. `forest`: the panels of paired
+//! comparisons.
+
+mod forest;
+pub use forest::{ForestPanel, ForestRow};
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
@@ -29,8 +33,8 @@ pub struct Figure {
 pub enum Panel {
     Lines(LinePanel),
     Strips(StripPanel),
-    /// Paired comparisons (drawn in `super::forest`).
-    Forest(super::forest::ForestPanel),
+    /// Paired comparisons (drawn in `forest`).
+    Forest(forest::ForestPanel),
 }
 
 /// Lines `y(x)`, each with an optional band.
@@ -289,7 +293,7 @@ impl Figure {
             .iter()
             .map(|p| match p {
                 Panel::Lines(_) => WIDTH - legend_width.min(WIDTH / 3),
-                Panel::Forest(f) => WIDTH.max(super::forest::label_width(f) + 500),
+                Panel::Forest(f) => WIDTH.max(forest::label_width(f) + 500),
                 Panel::Strips(s) => {
                     let names = s.categories();
                     let longest = compact(&names).0.iter().map(|l| l.chars().count()).max();
@@ -322,7 +326,7 @@ impl Figure {
                 match panel {
                     Panel::Lines(p) => draw_lines(p, area),
                     Panel::Strips(p) => draw_strips(p, area),
-                    Panel::Forest(p) => super::forest::draw(p, area),
+                    Panel::Forest(p) => forest::draw(p, area),
                 }
                 .map_err(fail)?;
             }
