@@ -1,15 +1,16 @@
 //! `campaign`: simulation studies of parallel-job schedulers, from workload traces.
 //!
-//! Layers, lowest first (a layer never imports a higher one): [`time`], `atomic`
-//! (files written whole or not at all),
-//! [`quantile`] and [`draw`] (seeded random streams), [`swf`],
-//! [`workload`], [`shake`], [`platform`], [`sim`], [`sched`], [`replay`], [`metrics`] and
-//! `allocation` (node ids for a finished schedule), [`run`]
-//! (one simulation end to end, described once by a [`run::RunDescription`]),
-//! [`campaign`] (specs, grids, cache, runner), [`report`] (polars tables) and
-//! [`cli`], the command line as a library call ([`cli::main_with`]) that the
-//! `campaign` binary and a lab's own binary make. Schedulers, replay models and
-//! workload models are registered implementations ([`registry`], [`Registry`]).
+//! Layers, lowest first (a layer never imports a higher one; the table of
+//! docs/contributing/architecture.md, which `tests/integration/layers.rs` checks):
+//! [`time`], [`quantile`], `atomic` (files written whole or not at all), [`draw`]
+//! (seeded random streams), [`regular`] and the small helpers; [`registry`] (the open
+//! registries of schedulers, replay models and workload models); [`swf`];
+//! [`platform`]; [`workload`]; [`shake`]; [`sim`]; [`sched`]; [`replay`];
+//! [`metrics`]; `allocation` (node ids for a finished schedule); [`implementations`]
+//! (the built-in [`Registry`]); [`run`] (one simulation end to end, described once by
+//! a [`run::RunDescription`]); [`campaign`] (specs, grids, cache, runner); [`report`]
+//! (polars tables) and [`cli`], the command line as a library call
+//! ([`cli::main_with`]) that the `campaign` binary and a lab's own binary make.
 
 pub(crate) mod choice;
 pub(crate) mod fields;

@@ -14,6 +14,7 @@ mod evalys;
 mod family;
 mod figures;
 mod fuzz;
+mod layers;
 mod models;
 mod notebook;
 mod own_scheduler;
