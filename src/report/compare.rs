@@ -5,11 +5,11 @@
 
 use super::chart::{Figure, Panel};
 use super::chart::{ForestPanel, ForestRow};
-use super::{ReportError, ReportRun, Table, write_with};
+use super::{ReportError, ReportRun, SweptColumns, Table, display_name, write_with};
 use crate::campaign::columns::MetricRow;
 use crate::campaign::compare::{CompareRun, ContrastRow, compare, group_columns};
 use crate::campaign::runner::Outcome;
-use crate::campaign::spec::{CompareSpec, Spec};
+use crate::campaign::spec::{Axis, AxisName, CompareSpec, Spec};
 use polars::prelude::*;
 use std::path::Path;
 
@@ -57,7 +57,7 @@ pub fn comparisons(spec: &Spec, runs: &[ReportRun<'_>]) -> PolarsResult<Vec<Comp
         .map(|c| {
             let rows = compare(spec, c, &compare_runs);
             let table = table(spec, c, &rows)?;
-            let figure = figure(c, &rows);
+            let figure = figure(spec, c, &rows);
             Ok(Comparison {
                 spec: c.clone(),
                 rows,
@@ -122,6 +122,12 @@ fn table(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> PolarsResult<Tab
     }
     let variant: Vec<&str> = rows.iter().map(|r| r.variant.as_str()).collect();
     columns.push(Column::new(c.axis.name().into(), variant));
+    // The swept parameters of the group axes and the compared axis, typed (`load` =
+    // 0.6 beside `load[load=0.6]`).
+    let mut taken: Vec<&str> = groups.iter().map(String::as_str).collect();
+    taken.extend([c.axis.name(), "baseline", "metric"]);
+    taken.extend(COMPARE_COLUMNS);
+    columns.extend(swept_columns(spec, c, rows).columns(&taken));
     columns.push(Column::new(
         "baseline".into(),
         vec![c.baseline.as_str(); rows.len()],
@@ -161,14 +167,11 @@ fn table(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> PolarsResult<Tab
     ));
     let tidy = DataFrame::new(rows.len(), columns)?;
 
-    // The laid-out table shows the group columns that vary between its rows.
+    // The laid-out table shows the group columns that vary between its rows, a swept
+    // axis by its parameters' values.
     let shown = varying(rows, groups.len());
-    let mut header: Vec<String> = groups
-        .iter()
-        .zip(&shown)
-        .filter(|(_, v)| **v)
-        .map(|(g, _)| g.clone())
-        .collect();
+    let laid_groups = laid_groups(spec, c, rows, &shown);
+    let mut header: Vec<String> = laid_groups.iter().map(|(h, _)| h.clone()).collect();
     header.extend(
         [
             "contrast",
@@ -190,18 +193,13 @@ fn table(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> PolarsResult<Tab
     );
     let laid: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let s = &r.summary;
-            let mut row: Vec<String> = r
-                .group
-                .iter()
-                .zip(&shown)
-                .filter(|(_, v)| **v)
-                .map(|((_, g), _)| g.clone())
-                .collect();
+            let mut row: Vec<String> = laid_groups.iter().map(|(_, v)| v[i].clone()).collect();
             row.extend([
-                format!("{} − {}", r.variant, c.baseline),
-                r.metric.clone(),
+                contrast(spec, c, r),
+                display_name(&r.metric).to_string(),
                 s.n.to_string(),
                 r.missing.to_string(),
                 num(s.mean_diff),
@@ -224,7 +222,11 @@ fn table(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> PolarsResult<Tab
             c.name,
             c.axis,
             c.baseline,
-            c.metrics.join(", ")
+            c.metrics
+                .iter()
+                .map(|m| display_name(m))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     });
     Ok(Table {
@@ -238,6 +240,109 @@ fn table(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> PolarsResult<Tab
     })
 }
 
+/// The axis of each group column ([`group_columns`]): `None` for `study`.
+fn group_axes(spec: &Spec, c: &CompareSpec) -> Vec<Option<AxisName>> {
+    let columns = group_columns(spec, c);
+    let study = columns.len() - c.groups.len();
+    std::iter::repeat_n(None, study)
+        .chain(c.groups.iter().copied().map(Some))
+        .collect()
+}
+
+/// The swept parameters of the comparison's group axes and its compared axis, with
+/// each row's values.
+fn swept_columns(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> SweptColumns {
+    let mut axes: Vec<(Axis, Option<usize>)> = group_axes(spec, c)
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| match a {
+            Some(AxisName::Axis(a)) => Some((*a, Some(k))),
+            _ => None,
+        })
+        .collect();
+    if let AxisName::Axis(a) = c.axis {
+        axes.push((a, None));
+    }
+    let only: Vec<Axis> = axes.iter().map(|(a, _)| *a).collect();
+    SweptColumns::of_variants(
+        spec,
+        &only,
+        rows.iter().map(|r| {
+            axes.iter()
+                .map(|(_, k)| k.map_or(r.variant.as_str(), |k| r.group[k].1.as_str()))
+                .collect()
+        }),
+    )
+}
+
+/// A variant of `axis` for reading: a swept one by its parameters and values
+/// (`load 0.6`), another by its name.
+fn labelled(spec: &Spec, axis: Option<AxisName>, name: &str) -> String {
+    let swept = axis.map_or(&[][..], |a| spec.swept_of(a, name));
+    if swept.is_empty() {
+        return name.to_string();
+    }
+    swept
+        .iter()
+        .map(|(p, v)| format!("{p} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A row's contrast for reading: `variant − baseline`.
+fn contrast(spec: &Spec, c: &CompareSpec, r: &ContrastRow) -> String {
+    format!(
+        "{} − {}",
+        labelled(spec, Some(c.axis), &r.variant),
+        labelled(spec, Some(c.axis), &c.baseline)
+    )
+}
+
+/// The group columns of the laid-out table (those that vary, `shown`), each with its
+/// header and cells: a column whose every row is a variant swept over the same
+/// parameters becomes a column per parameter (`load`: `0.6`), any other shows the
+/// variants' names.
+fn laid_groups(
+    spec: &Spec,
+    c: &CompareSpec,
+    rows: &[ContrastRow],
+    shown: &[bool],
+) -> Vec<(String, Vec<String>)> {
+    let names = group_columns(spec, c);
+    let axes = group_axes(spec, c);
+    let mut out = Vec::new();
+    for (k, name) in names.iter().enumerate().filter(|(k, _)| shown[*k]) {
+        let swept: Vec<&[(String, crate::campaign::spec::SweptValue)]> = rows
+            .iter()
+            .map(|r| axes[k].map_or(&[][..], |a| spec.swept_of(a, &r.group[k].1)))
+            .collect();
+        let parameters: Vec<&str> = swept
+            .first()
+            .map(|s| s.iter().map(|(p, _)| p.as_str()).collect())
+            .unwrap_or_default();
+        let alike = !parameters.is_empty()
+            && swept.iter().all(|s| {
+                s.iter()
+                    .map(|(p, _)| p.as_str())
+                    .eq(parameters.iter().copied())
+            });
+        if alike {
+            for (j, p) in parameters.iter().enumerate() {
+                out.push((
+                    p.to_string(),
+                    swept.iter().map(|s| s[j].1.to_string()).collect(),
+                ));
+            }
+        } else {
+            out.push((
+                name.clone(),
+                rows.iter().map(|r| r.group[k].1.clone()).collect(),
+            ));
+        }
+    }
+    out
+}
+
 /// Which of the `k` group columns take more than one value among `rows`.
 fn varying(rows: &[ContrastRow], k: usize) -> Vec<bool> {
     (0..k)
@@ -247,8 +352,9 @@ fn varying(rows: &[ContrastRow], k: usize) -> Vec<bool> {
 
 /// The forest plot: a panel per metric, a row per group and contrast (labelled by the
 /// group columns that vary).
-fn figure(c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
+fn figure(spec: &Spec, c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
     let shown = varying(rows, rows.first().map_or(0, |r| r.group.len()));
+    let axes = group_axes(spec, c);
     let panels = c
         .metrics
         .iter()
@@ -257,14 +363,15 @@ fn figure(c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
                 .iter()
                 .filter(|r| &r.metric == m)
                 .map(|r| {
-                    let group: Vec<&str> = r
+                    let group: Vec<String> = r
                         .group
                         .iter()
+                        .zip(&axes)
                         .zip(&shown)
                         .filter(|(_, v)| **v)
-                        .map(|((_, g), _)| g.as_str())
+                        .map(|(((_, g), axis), _)| labelled(spec, *axis, g))
                         .collect();
-                    let contrast = format!("{} − {}", r.variant, c.baseline);
+                    let contrast = contrast(spec, c, r);
                     ForestRow {
                         label: if group.is_empty() {
                             contrast
@@ -278,8 +385,12 @@ fn figure(c: &CompareSpec, rows: &[ContrastRow]) -> Figure {
                 })
                 .collect();
             Panel::Forest(ForestPanel {
-                title: m.clone(),
-                x_label: format!("mean difference in {m} (variant − {})", c.baseline),
+                title: display_name(m).to_string(),
+                x_label: format!(
+                    "mean difference in {} (variant − {})",
+                    display_name(m),
+                    labelled(spec, Some(c.axis), &c.baseline)
+                ),
                 rows,
             })
         })

@@ -705,17 +705,54 @@ fn display_header(cell: &str) -> String {
     }
 }
 
+/// `s` as LaTeX text that compiles without a Unicode setup: LaTeX's special characters
+/// escaped, and the non-ASCII characters the reports write (the minus sign of a
+/// contrast, `·`, `×`, `≤`, `≥`, `–`, `…`, `±`, `°`, Greek letters of the parameters) as
+/// LaTeX commands; any other non-ASCII character is kept (it needs `inputenc`).
+pub(crate) fn latex_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        let mapped = match ch {
+            '\\' => "\\textbackslash{}",
+            '&' => "\\&",
+            '%' => "\\%",
+            '_' => "\\_",
+            '#' => "\\#",
+            '$' => "\\$",
+            '{' => "\\{",
+            '}' => "\\}",
+            '~' => "\\textasciitilde{}",
+            '^' => "\\textasciicircum{}",
+            '−' => "$-$",
+            '·' => "$\\cdot$",
+            '×' => "$\\times$",
+            '≤' => "$\\leq$",
+            '≥' => "$\\geq$",
+            '±' => "$\\pm$",
+            '–' => "--",
+            '…' => "\\ldots{}",
+            '°' => "$^\\circ$",
+            'λ' => "$\\lambda$",
+            'μ' => "$\\mu$",
+            'σ' => "$\\sigma$",
+            'τ' => "$\\tau$",
+            'ρ' => "$\\rho$",
+            'α' => "$\\alpha$",
+            'β' => "$\\beta$",
+            c => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push_str(mapped);
+    }
+    out
+}
+
 /// A LaTeX tabular: numbers right-aligned, other columns left-aligned, the header's
 /// column names as their display names with units.
 pub(crate) fn latex(header: &[String], rows: &[Vec<String>]) -> String {
-    let esc = |s: &str| {
-        s.replace('\\', "\\textbackslash{}")
-            .replace('&', "\\&")
-            .replace('%', "\\%")
-            .replace('_', "\\_")
-            .replace('#', "\\#")
-            .replace('$', "\\$")
-    };
+    let esc = |s: &str| latex_text(s);
     let line = |cells: &[String]| {
         format!(
             "{} \\\\",
@@ -787,6 +824,15 @@ mod tests {
 
     /// By hand: the label column left-aligned, the number columns (one with an empty
     /// cell) right-aligned; column names as display names, `_` escaped in a label.
+    #[test]
+    fn latex_text_escapes_what_latex_cannot_read() {
+        assert_eq!(
+            latex_text("easy − fcfs · 50 % {x} a_b ≤ 2 τ"),
+            "easy $-$ fcfs $\\cdot$ 50 \\% \\{x\\} a\\_b $\\leq$ 2 $\\tau$"
+        );
+        assert_eq!(latex_text("\\"), "\\textbackslash{}");
+    }
+
     #[test]
     fn latex_right_aligns_numbers_under_display_names() {
         let header: Vec<String> = ["scheduler", "easy jobs", "wait_mean_s.mean"]

@@ -10,7 +10,7 @@
 //! the same name: then it is `AXIS_parameter` (`workload_nodes`, `shake_degree`). A
 //! name still taken after that gets `_2`, `_3`, …
 
-use crate::campaign::spec::{Axis, Choices, Spec, SweptValue};
+use crate::campaign::spec::{Axis, AxisName, Choices, Spec, SweptValue};
 use polars::prelude::*;
 
 /// The parameters a campaign sweeps and every run's value of each.
@@ -44,6 +44,44 @@ impl SweptColumns {
                     .iter()
                     .map(|(axis, parameter)| {
                         spec.swept[axis.slot()][choices[*axis]]
+                            .iter()
+                            .find(|(p, _)| p == parameter)
+                            .map(|(_, v)| v.clone())
+                    })
+                    .collect()
+            })
+            .collect();
+        SweptColumns { parameters, values }
+    }
+
+    /// The swept parameters of `axes` and their values for rows that each name one
+    /// variant per axis (`row[i]`, of `axes[i]`): a comparison's rows, which stand for
+    /// groups of runs rather than runs.
+    pub(crate) fn of_variants<'a>(
+        spec: &Spec,
+        axes: &[Axis],
+        rows: impl IntoIterator<Item = Vec<&'a str>>,
+    ) -> SweptColumns {
+        let rows: Vec<Vec<&str>> = rows.into_iter().collect();
+        let swept = |i: usize, name: &str| spec.swept_of(AxisName::Axis(axes[i]), name);
+        let mut parameters: Vec<(Axis, String)> = Vec::new();
+        for (i, axis) in axes.iter().enumerate() {
+            for row in &rows {
+                for (parameter, _) in swept(i, row[i]) {
+                    if !parameters.iter().any(|(a, p)| a == axis && p == parameter) {
+                        parameters.push((*axis, parameter.clone()));
+                    }
+                }
+            }
+        }
+        let values = rows
+            .iter()
+            .map(|row| {
+                parameters
+                    .iter()
+                    .map(|(axis, parameter)| {
+                        let i = axes.iter().position(|a| a == axis)?;
+                        swept(i, row[i])
                             .iter()
                             .find(|(p, _)| p == parameter)
                             .map(|(_, v)| v.clone())

@@ -1167,3 +1167,97 @@ digits = 2
     let md = std::fs::read_to_string(out.join("tables/t.md")).unwrap();
     assert!(md.contains("| fcfs | 4 | 35.00 |"), "{md}");
 }
+
+/// A comparison over a load sweep (issue 48: swept values stay typed to the end): the
+/// tidy table has a numeric `load` column beside the variant names, and the laid-out
+/// tables show the load as `0.6`, never `load[load=0.6]`, with the metrics' display
+/// names; the `.tex` writes the contrast's minus sign as LaTeX (`$-$`) and is ASCII.
+/// A seeds figure of the swept axis shows the loads as its categories, under the
+/// parameter's label.
+#[test]
+fn comparison_tables_carry_swept_values_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("sweep.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "sweepcmp"
+[workloads.KTH]
+trace = "{}"
+[transforms]
+load = {{ load = "0.6..=0.8 step 0.2" }}
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+easy = {{ kind = "easy" }}
+[shakes]
+few = {{ attribute = "interarrival", mode = "relative", degree = 300, relative_pct = 10, seeds = "1..=3" }}
+[[compare]]
+name = "bf"
+axis = "scheduler"
+baseline = "fcfs"
+metrics = ["wait_mean_s"]
+instance = []
+[[figure]]
+kind = "seeds"
+metrics = ["wait_mean_s"]
+series = ["transform"]
+scheduler = "easy"
+"#,
+            crate::common::trace_path("KTH-SP2-1996-2.1-cln").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    let (header, rows) = read_csv(&out.join("tables/bf.csv"));
+    let load = header
+        .iter()
+        .position(|h| h == "load")
+        .expect("a load column");
+    let transform = header.iter().position(|h| h == "transform").unwrap();
+    let mut pairs: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r[transform].clone(), r[load].clone()))
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(
+        pairs,
+        [
+            ("load[load=0.6]".to_string(), "0.6".to_string()),
+            ("load[load=0.8]".to_string(), "0.8".to_string())
+        ]
+    );
+    let md = std::fs::read_to_string(out.join("tables/bf.md")).unwrap();
+    let tex = std::fs::read_to_string(out.join("tables/bf.tex")).unwrap();
+    for text in [&md, &tex] {
+        assert!(!text.contains("load["), "{text}");
+        assert!(!text.contains("wait_mean_s"), "{text}");
+        assert!(text.contains("Mean wait (s)"), "{text}");
+    }
+    assert!(md.contains("| 0.6 |") && md.contains("| 0.8 |"), "{md}");
+    assert!(md.contains("easy − fcfs"), "{md}");
+    assert!(tex.contains("easy $-$ fcfs"), "{tex}");
+    assert!(tex.is_ascii(), "{tex}");
+    let figures: Vec<PathBuf> = std::fs::read_dir(out.join("figures"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("seeds-"))
+        .collect();
+    assert_eq!(figures.len(), 1, "{figures:?}");
+    let svg = std::fs::read_to_string(&figures[0]).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    for label in ["Load", "0.6", "0.8"] {
+        assert!(texts.contains(&label), "{label} in {texts:?}");
+    }
+    assert!(!texts.iter().any(|t| t.contains("load[")), "{texts:?}");
+}

@@ -148,7 +148,7 @@ fn figure(
             if !spec
                 .variant_names(*axis)
                 .iter()
-                .any(|n| swept_value(n).is_some())
+                .any(|n| spec.swept_number(*axis, n).is_some())
             {
                 return Err(src.error(
                     Some(at.span()),
@@ -196,37 +196,4 @@ fn figure(
         x,
         filter,
     })
-}
-
-/// The parameter and its value of a variant swept over one parameter
-/// (`name[field=value]`).
-pub(crate) fn swept_parameter(name: &str) -> Option<(&str, f64)> {
-    let inner = name.strip_suffix(']')?.split_once('[')?.1;
-    if inner.contains(',') {
-        return None;
-    }
-    let (field, value) = inner.split_once('=')?;
-    Some((field, value.parse().ok()?))
-}
-
-/// The parameter value of a variant swept over one parameter.
-pub(crate) fn swept_value(name: &str) -> Option<f64> {
-    swept_parameter(name).map(|(_, v)| v)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn swept_values_parse_from_variant_names() {
-        assert_eq!(swept_value("load[load=0.5]"), Some(0.5));
-        assert_eq!(swept_value("predicted[prediction_window=12]"), Some(12.0));
-        assert_eq!(swept_value("iat[degree=1,percentage=3]"), None);
-        assert_eq!(swept_value("original"), None);
-        assert_eq!(
-            swept_parameter("badness[badness=0.25]"),
-            Some(("badness", 0.25))
-        );
-    }
 }

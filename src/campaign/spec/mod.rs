@@ -84,7 +84,7 @@ pub(crate) use axes::{AXIS_COUNT, COLUMNS};
 pub use axes::{Axis, AxisName, Choices, PartialChoices};
 pub use compare::{ADAPTIVE_BATCH, ADAPTIVE_START, Adaptive, CompareSpec};
 pub use error::{At, SpecError};
-pub(crate) use figures::{DEFAULT_FIGURE_METRICS, swept_parameter, swept_value};
+pub(crate) use figures::DEFAULT_FIGURE_METRICS;
 pub use figures::{FigureKind, FigureSpec};
 pub use raw::Aggregate;
 pub use selections::{GridDef, GridRun, Selection};
@@ -149,6 +149,28 @@ impl Spec {
             file: self.file.clone(),
             at,
             message: message.into(),
+        }
+    }
+
+    /// The swept parameters and values of the variant of `axis` named `name` (empty
+    /// when it is not swept, is not a variant of the axis, or for the experiment axis).
+    pub(crate) fn swept_of(&self, axis: AxisName, name: &str) -> &[(String, SweptValue)] {
+        let AxisName::Axis(a) = axis else {
+            return &[];
+        };
+        self.variant_names(axis)
+            .iter()
+            .position(|n| *n == name)
+            .and_then(|i| self.swept[a.slot()].get(i))
+            .map_or(&[], |s| s.as_slice())
+    }
+
+    /// The parameter and its value of the variant of `axis` named `name` when it is
+    /// swept over one parameter, a number (`load[load=0.6]`: `("load", 0.6)`).
+    pub(crate) fn swept_number(&self, axis: AxisName, name: &str) -> Option<(&str, f64)> {
+        match self.swept_of(axis, name) {
+            [(parameter, value)] => Some((parameter.as_str(), value.number()?)),
+            _ => None,
         }
     }
 

@@ -69,6 +69,8 @@ pub struct Series {
 #[derive(Debug, Clone, Default)]
 pub struct StripPanel {
     pub title: String,
+    /// What the categories are (empty: no axis label).
+    pub x_label: String,
     pub y_label: String,
     pub strips: Vec<Strip>,
     /// What the reference marks (legend).
@@ -296,7 +298,7 @@ impl Figure {
                 Panel::Forest(f) => WIDTH.max(forest::label_width(f) + 500),
                 Panel::Strips(s) => {
                     let names = s.categories();
-                    let longest = compact(&names).0.iter().map(|l| l.chars().count()).max();
+                    let longest = names.iter().map(|l| l.chars().count()).max();
                     let groups = s.groups.len().max(1) as u32;
                     let per = text_width(longest.unwrap_or(0), TICK_FONT).max(28 * groups) + 16;
                     (120 + per * names.len() as u32).max(WIDTH - legend_width.min(WIDTH / 3))
@@ -769,12 +771,12 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
     );
     let y_ticks = linear_ticks(y0, y1, 6);
     let n = categories.len().max(1);
-    let (names, x_desc) = compact(&categories);
-    let x_ticks: Vec<(f64, String)> = names
+    let x_ticks: Vec<(f64, String)> = categories
         .iter()
         .enumerate()
-        .map(|(i, n)| (i as f64, n.clone()))
+        .map(|(i, n)| (i as f64, n.to_string()))
         .collect();
+    let x_desc = p.x_label.as_str();
     let x_area = if x_desc.is_empty() { 36 } else { 60 };
     let mut chart = panel_builder(area, &p.title, x_area, &y_ticks)
         .build_cartesian_2d(
@@ -848,40 +850,6 @@ fn draw_strips(p: &StripPanel, area: &Area<'_>) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Category labels: when every name is `base[f1=v1,f2=v2,…]` with the same base and
-/// fields, the values alone (`v1, v2`), the axis saying `base: f1, f2`; else the names.
-fn compact(names: &[&str]) -> (Vec<String>, String) {
-    let parse = |n: &str| -> Option<(String, Vec<(String, String)>)> {
-        let (base, rest) = n.strip_suffix(']')?.split_once('[')?;
-        let fields = rest
-            .split(',')
-            .map(|kv| {
-                kv.split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some((base.to_string(), fields))
-    };
-    let parsed: Option<Vec<_>> = names.iter().map(|n| parse(n)).collect();
-    if let Some(parsed) = parsed.filter(|p| !p.is_empty()) {
-        let keys = |f: &[(String, String)]| f.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
-        let (base, first) = (&parsed[0].0, keys(&parsed[0].1));
-        if parsed.iter().all(|(b, f)| b == base && keys(f) == first) {
-            let labels = parsed
-                .iter()
-                .map(|(_, f)| {
-                    f.iter()
-                        .map(|(_, v)| v.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                })
-                .collect();
-            return (labels, format!("{base}: {}", first.join(", ")));
-        }
-    }
-    (names.iter().map(|n| n.to_string()).collect(), String::new())
 }
 
 #[cfg(test)]

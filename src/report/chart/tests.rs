@@ -56,6 +56,7 @@ proptest! {
                 }),
                 Panel::Strips(StripPanel {
                     title: "strips".into(),
+                    x_label: "k".into(),
                     y_label: "v".into(),
                     reference_label: "r".into(),
                     groups: vec!["g0".into(), "g1".into()],
@@ -209,6 +210,7 @@ fn a_figure_is_svg_without_nan() {
             }),
             Panel::Strips(StripPanel {
                 title: "strips".into(),
+                x_label: String::new(),
                 y_label: "v".into(),
                 reference_label: "unshaken".into(),
                 groups: Vec::new(),

@@ -13,9 +13,7 @@ use super::chart::{Figure, LegendEntry, LinePanel, Mark, Panel, Series, Strip, S
 use super::names::{axis_label, metric_label, parameter_label};
 use crate::campaign::cache::RunRecord;
 use crate::campaign::columns::MetricRow;
-use crate::campaign::spec::{
-    AxisName, DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, Spec, swept_parameter, swept_value,
-};
+use crate::campaign::spec::{AxisName, DEFAULT_FIGURE_METRICS, FigureKind, FigureSpec, Spec};
 use crate::metrics::{LogHistogram, RunSummary};
 use crate::quantile::quantile_sorted;
 use std::collections::BTreeMap;
@@ -327,9 +325,9 @@ fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
                 let name = slug(&w);
                 out.extend(match (fs.kind, fs.x) {
                     (FigureKind::Sweep, Some(x)) => {
-                        sweep_figure(x, &fs.series, name, metric, &what, &panels)
+                        sweep_figure(spec, x, &fs.series, name, metric, &what, &panels)
                     }
-                    _ => seeds_figure(&fs.series, name, metric, &what, &panels),
+                    _ => seeds_figure(spec, &fs.series, name, metric, &what, &panels),
                 });
             }
         } else {
@@ -387,6 +385,45 @@ fn series_words(axes: &[AxisName]) -> String {
         .join(" / ")
 }
 
+/// The labels of the variants `names` of `axis` on a figure's x axis, and the axis's
+/// label: where every variant is swept over the same parameters, their values
+/// (`0.6`; `2, 0.5` for two) under the parameters' labels (`Load`); otherwise the
+/// names, under the axis's label (`Scheduler`).
+fn category_labels(spec: &Spec, axis: Option<AxisName>, names: &[String]) -> (Vec<String>, String) {
+    let Some(axis) = axis else {
+        return (names.to_vec(), String::new());
+    };
+    let swept: Vec<_> = names.iter().map(|n| spec.swept_of(axis, n)).collect();
+    let parameters: Vec<&str> = swept
+        .first()
+        .map(|s| s.iter().map(|(p, _)| p.as_str()).collect())
+        .unwrap_or_default();
+    let alike = !parameters.is_empty()
+        && swept.iter().all(|s| {
+            s.iter()
+                .map(|(p, _)| p.as_str())
+                .eq(parameters.iter().copied())
+        });
+    if !alike {
+        return (names.to_vec(), axis_label(&axis.to_string()));
+    }
+    let labels = swept
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|(_, v)| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let label = parameters
+        .iter()
+        .map(|p| parameter_label(p))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (labels, label)
+}
+
 /// The figure's title: the metric, by what, then the study and workload.
 fn metric_title(m: &str, by: &str, what: &str) -> String {
     with_what(format!("{} {by}", metric_label(m)).trim_end(), what)
@@ -396,6 +433,7 @@ fn metric_title(m: &str, by: &str, what: &str) -> String {
 /// its shaken runs or replications as dots with their box, its unshaken run's value
 /// marked; where nothing is shaken or replicated, each run's value as a dot.
 fn seeds_figure(
+    spec: &Spec,
     series_axes: &[AxisName],
     name: String,
     m: &str,
@@ -422,6 +460,25 @@ fn seeds_figure(
             _ => (n.to_string(), String::new()),
         }
     };
+    // The categories as read: a swept axis's by their values (`0.6`, the axis saying
+    // `Load`), another's by their names (the axis saying what they are).
+    let categories: Vec<String> = {
+        let mut c: Vec<String> = Vec::new();
+        for (n, done) in panels.iter().flat_map(|(_, s)| s) {
+            let name = split(n, done).0;
+            if !c.contains(&name) {
+                c.push(name);
+            }
+        }
+        c
+    };
+    let (shown, x_label) = category_labels(spec, series_axes.first().copied(), &categories);
+    let shown_as = |category: &str| {
+        categories
+            .iter()
+            .position(|c| c == category)
+            .map_or_else(|| category.to_string(), |i| shown[i].clone())
+    };
     let mut groups: Vec<String> = Vec::new();
     if series_axes.len() > 1 {
         for (n, done) in panels.iter().flat_map(|(_, s)| s) {
@@ -447,7 +504,7 @@ fn seeds_figure(
                         name: if category.is_empty() {
                             "all".into()
                         } else {
-                            category
+                            shown_as(&category)
                         },
                         group: groups.iter().position(|g| *g == group).unwrap_or(0),
                         values: done
@@ -461,6 +518,7 @@ fn seeds_figure(
                 .collect();
             Panel::Strips(StripPanel {
                 title: title.clone(),
+                x_label: x_label.clone(),
                 y_label: metric_label(m),
                 strips,
                 reference_label: "unshaken".into(),
@@ -509,6 +567,7 @@ fn seeds_figure(
 /// band of their 5th–95th percentiles, and its unshaken runs' line (dashed beside a
 /// mean, solid alone).
 fn sweep_figure(
+    spec: &Spec,
     x_axis: AxisName,
     series_axes: &[AxisName],
     name: String,
@@ -516,13 +575,14 @@ fn sweep_figure(
     what: &str,
     panels: &[(String, SeriesRuns<'_>)],
 ) -> Option<Figure> {
-    let x_of = |d: &Done<'_>| d.0.labels.get(x_axis).and_then(swept_value);
+    let swept = |d: &Done<'_>| spec.swept_number(x_axis, d.0.labels.get(x_axis)?);
+    let x_of = |d: &Done<'_>| swept(d).map(|(_, x)| x);
     let (mut shaken_key, mut replicated_key, mut dashed_key) = (false, false, false);
     let x_label = panels
         .iter()
         .flat_map(|(_, s)| s)
         .flat_map(|(_, done)| done)
-        .find_map(|d| swept_parameter(d.0.labels.get(x_axis)?))
+        .find_map(swept)
         .map_or_else(
             || format!("{} parameter", axis_label(&x_axis.to_string())),
             |(field, _)| parameter_label(field),
@@ -702,7 +762,10 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
         // are shaken), against the swept parameter where one axis is swept.
         let perturbed = scope.iter().any(|r| r.perturbed());
         let swept = varying.iter().copied().find(|&a| {
-            a != Axis::Shake && scope.iter().all(|r| swept_value(&r.labels[a]).is_some())
+            a != Axis::Shake
+                && scope
+                    .iter()
+                    .all(|r| spec.swept_number(AxisName::Axis(a), &r.labels[a]).is_some())
         });
         let mut shaken: Vec<&str> = Vec::new();
         for r in scope.iter().filter(|r| r.perturbed()) {
