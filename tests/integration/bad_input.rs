@@ -607,6 +607,44 @@ fn huge_sweeps_are_errors_not_empty_campaigns() {
     }
 }
 
+/// Traps of a first hour (issue 53): a float range without a step made one variant
+/// (`load = "0.6..=0.9"`: load 0.6 alone), and `seeds = 10` one shake with seed 10;
+/// both meant a sweep, and both are now errors that say what to write, at their line.
+#[test]
+fn sweeps_that_would_be_one_value_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, message) in [
+        ("[transforms]\nl = { load = \"0.6..=0.9\" }\n", "s.toml:5:"),
+        (
+            "[transforms]\nl = { load = \"0.6..=0.9\" }\n",
+            "\"0.6..=0.9\" has no step, and with the default step of 1 it would be the one \
+             value 0.6: write \"0.6..=0.9 step S\"",
+        ),
+        (
+            "[shakes]\ns = { attribute = \"runtime\", mode = \"relative\", degree = 10, \
+             relative_pct = 5, seeds = 10 }\n",
+            "seeds = 10 would be the one seed 10: write seeds = \"1..=10\" for 10 seeds, or \
+             seeds = [10] for that one",
+        ),
+    ] {
+        let text =
+            format!("name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n{extra}");
+        plan_refuses(&dir, &text, message);
+    }
+    // Whole numbers keep their step of 1, and one seed is a list of one.
+    let text = "name = \"s\"\n[workloads.KTH]\ntrace = \"KTH-SP2-1996-2.1-cln\"\n\
+                [shakes]\ns = { attribute = \"runtime\", mode = \"relative\", degree = 10, \
+                relative_pct = 5, seeds = [10] }\nt = { attribute = \"runtime\", mode = \
+                \"relative\", degree = 10, relative_pct = 5, seeds = \"1..=3\" }\n";
+    let spec = write(&dir, "ok.toml", text);
+    campaign()
+        .arg("plan")
+        .arg(&spec)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("4 seeded runs"));
+}
+
 /// Regression (hostile inputs): "no platform size" did not name the file.
 #[test]
 fn no_platform_size_names_the_file() {

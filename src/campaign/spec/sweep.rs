@@ -37,6 +37,13 @@ pub(super) fn sweep_values(v: &toml::Value) -> Result<(Vec<f64>, bool), String> 
 /// The seeds of a `seeds` key (a number, a list or a range): whole numbers ≥ `min`,
 /// each once, in the order written.
 pub(super) fn seed_list(v: &toml::Value, min: u64) -> Result<Vec<u64>, String> {
+    // A researcher who writes `seeds = 10` means ten seeds, not the one seed 10.
+    if let toml::Value::Integer(n) = v {
+        return Err(format!(
+            "seeds = {n} would be the one seed {n}: write seeds = \"1..={n}\" for {n} seeds, \
+             or seeds = [{n}] for that one"
+        ));
+    }
     let (values, _) = sweep_values(v)?;
     let mut seeds = Vec::with_capacity(values.len());
     for x in values {
@@ -64,6 +71,15 @@ fn parse_range(text: &str) -> Result<Vec<f64>, String> {
     let (a, b) = range.split_once("..=").ok_or_else(bad)?;
     let a: f64 = a.trim().parse().map_err(|_| bad())?;
     let b: f64 = b.trim().parse().map_err(|_| bad())?;
+    // Step 1 between numbers that are not whole is one value, never what was meant.
+    if !text.contains(" step ") && (a.fract() != 0.0 || b.fract() != 0.0) {
+        return Err(format!(
+            "{text:?} has no step, and with the default step of 1 it would be the one \
+             value {a}: write \"{} step S\", e.g. \"{} step 0.1\"",
+            range.trim(),
+            range.trim()
+        ));
+    }
     if !(a.is_finite() && b.is_finite() && step.is_finite() && step > 0.0 && a <= b) {
         return Err(format!("{text:?}: need finite A ≤ B and a step > 0"));
     }
