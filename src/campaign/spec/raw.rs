@@ -93,16 +93,39 @@ pub(super) struct RawSelection(pub Vec<(AxisName, OneOrMany)>);
 fn visit_axes<'de, A: MapAccess<'de>>(
     map: &mut A,
     selection: &mut RawSelection,
+    keys: &[&str],
     mut other: impl FnMut(&str, &mut A) -> Result<bool, A::Error>,
 ) -> Result<(), A::Error> {
     while let Some(key) = map.next_key::<String>()? {
         if other(&key, map)? {
             continue;
         }
-        let axis: AxisName = key.parse().map_err(A::Error::custom)?;
+        let axis: AxisName = key
+            .parse()
+            .map_err(|_| A::Error::custom(unknown_key(&key, keys)))?;
         selection.0.push((axis, map.next_value()?));
     }
     Ok(())
+}
+
+/// The error for `key` in a table whose keys are `keys` and the axis names (which
+/// restrict its runs), with the nearest key.
+fn unknown_key(key: &str, keys: &[&str]) -> String {
+    let axes: Vec<&str> = AxisName::ALL.iter().map(|a| a.name()).collect();
+    let known = keys.iter().chain(&axes).copied();
+    let expected = if keys.is_empty() {
+        format!("an axis name ({})", axes.join(", "))
+    } else {
+        format!(
+            "{}, or an axis name ({}) to restrict its runs",
+            keys.join(", "),
+            axes.join(", ")
+        )
+    };
+    format!(
+        "unknown key {key:?}{}; expected {expected}",
+        crate::suggest::did_you_mean(key, known)
+    )
 }
 
 impl<'de> Deserialize<'de> for RawSelection {
@@ -115,7 +138,7 @@ impl<'de> Deserialize<'de> for RawSelection {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawSelection, A::Error> {
                 let mut selection = RawSelection::default();
-                visit_axes(&mut map, &mut selection, |_, _| Ok(false))?;
+                visit_axes(&mut map, &mut selection, &[], |_, _| Ok(false))?;
                 Ok(selection)
             }
         }
@@ -209,7 +232,7 @@ impl<'de> Deserialize<'de> for RawStudy {
                 let mut name = None;
                 let mut grid = RawGrid::default();
                 let mut selection = RawSelection::default();
-                visit_axes(&mut map, &mut selection, |key, map| {
+                visit_axes(&mut map, &mut selection, STUDY_KEYS, |key, map| {
                     match key {
                         "name" => name = Some(map.next_value()?),
                         "vary" => grid.vary = Some(map.next_value()?),
@@ -261,7 +284,7 @@ impl<'de> Deserialize<'de> for RawFigure {
                 let (mut kind, mut title, mut study, mut x) = (None, None, None, None);
                 let (mut metrics, mut series) = (Vec::new(), Vec::new());
                 let mut filter = RawSelection::default();
-                visit_axes(&mut map, &mut filter, |key, map| {
+                visit_axes(&mut map, &mut filter, FIGURE_KEYS, |key, map| {
                     match key {
                         "kind" => kind = Some(map.next_value()?),
                         "title" => title = Some(map.next_value()?),

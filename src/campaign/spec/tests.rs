@@ -851,3 +851,34 @@ vary = ["workload"]
     )
     .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Regression (issue 53): an unknown key in a `[[figure]]` was refused as an unknown
+/// axis, listing the axes; it names the figure's keys, and the nearest one.
+#[test]
+fn unknown_figure_keys_list_the_keys_and_the_nearest() {
+    let e = err(&format!(
+        "{BASE}[[figure]]\nkind = \"seeds\"\nlog_y = true\n"
+    ));
+    assert!(
+        e.message.contains(
+            "unknown key \"log_y\"; expected kind, title, study, metrics, series, x, or an \
+             axis name (workload, transform, scheduler, platform, semantics, replay, shake, \
+             experiment) to restrict its runs"
+        ),
+        "{e}"
+    );
+    let e = err(&format!(
+        "{BASE}[[figure]]\nkind = \"seeds\"\nmetric = [\"wait_mean_s\"]\n"
+    ));
+    assert!(
+        e.message
+            .contains("unknown key \"metric\"; did you mean \"metrics\"?"),
+        "{e}"
+    );
+    let e = err(&format!("{BASE}[[exclude]]\nschedulr = \"fcfs\"\n"));
+    assert!(
+        e.message
+            .contains("unknown key \"schedulr\"; did you mean \"scheduler\"?"),
+        "{e}"
+    );
+}
