@@ -108,6 +108,10 @@ impl TraceLocator {
     /// The known trace name nearest to `name`: the traces in the directories (by
     /// archive name) and the archive catalog.
     fn suggest(&self, name: &str) -> Option<String> {
+        // An archive trace given by its exact name is no typo: it is not downloaded.
+        if super::archive_trace(name).is_some() {
+            return None;
+        }
         let mut known: Vec<String> = super::ARCHIVE.iter().map(|t| t.name.to_string()).collect();
         for (dir, _) in &self.dirs {
             let Ok(entries) = std::fs::read_dir(dir) else {

@@ -645,6 +645,57 @@ fn sweeps_that_would_be_one_value_are_errors() {
         .stdout(predicate::str::contains("4 seeded runs"));
 }
 
+/// Regression (issue 53): with no trace directory, an archive trace named exactly was
+/// answered `did you mean "CTC-SP2-1996-3.1-cln"?`, the nearest *other* name; it says
+/// the trace is the archive's and how to fetch it.
+#[test]
+fn an_exact_archive_name_not_downloaded_is_no_typo() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir,
+        "first.toml",
+        "name = \"first\"\n[workloads.SDSC]\ntrace = \"SDSC-SP2-1998-4.2-cln\"\n\
+         [schedulers]\neasy = \"easy\"\n",
+    );
+    let out = campaign()
+        .env_remove("CAMPAIGN_TRACE_DIR")
+        .current_dir(dir.path())
+        .args(["plan", "first.toml"])
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("did you mean"), "{text}");
+    assert!(
+        text.contains(
+            "SDSC-SP2-1998-4.2-cln is an archive trace: `campaign trace fetch \
+             SDSC-SP2-1998-4.2-cln` downloads it"
+        ),
+        "{text}"
+    );
+    // A typo still finds its trace.
+    write(
+        &dir,
+        "typo.toml",
+        "name = \"typo\"\n[workloads.SDSC]\ntrace = \"SDSC-SP2-1998-4.2-cl\"\n\
+         [schedulers]\neasy = \"easy\"\n",
+    );
+    let out = campaign()
+        .env_remove("CAMPAIGN_TRACE_DIR")
+        .current_dir(dir.path())
+        .args(["plan", "typo.toml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("did you mean \"SDSC-SP2-1998-4.2-cln\"?"),
+        "{text}"
+    );
+}
+
 /// Regression (hostile inputs): "no platform size" did not name the file.
 #[test]
 fn no_platform_size_names_the_file() {
