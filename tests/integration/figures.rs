@@ -865,3 +865,103 @@ fn experiments_are_compared_by_their_names() {
     );
     assert!(text_of(&svg).starts_with("Mean wait (s) by experiment / replay: study e"));
 }
+
+/// Issue 53: a sweep whose values span factors (FCFS against EASY on KTH-SP2 at loads
+/// 0.6 and 0.8, mean waits from hours to weeks) gets a logarithmic y axis by itself,
+/// its ticks powers of ten; `log_y = false` keeps it linear (evenly spaced ticks).
+#[test]
+fn sweeps_spanning_decades_get_a_log_axis_unless_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("log.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"name = "log"
+[workloads.KTH]
+trace = "{}"
+[transforms]
+load = {{ load = "0.6..=0.8 step 0.2" }}
+[schedulers]
+fcfs = {{ kind = "fcfs" }}
+easy = {{ kind = "easy" }}
+[[figure]]
+kind = "sweep"
+x = "transform"
+series = ["scheduler"]
+metrics = ["wait_mean_s"]
+title = "auto"
+[[figure]]
+kind = "sweep"
+x = "transform"
+series = ["scheduler"]
+metrics = ["wait_mean_s"]
+log_y = false
+title = "linear"
+"#,
+            crate::common::trace_path("KTH-SP2-1996-2.1-cln").display()
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    crate::common::spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    // The y ticks: the labels left of the plot (their text anchored at the end).
+    let y_ticks = |title: &str| -> Vec<String> {
+        for e in std::fs::read_dir(out.join("figures")).unwrap().flatten() {
+            let svg = std::fs::read_to_string(e.path()).unwrap();
+            let doc = roxmltree::Document::parse(&svg).unwrap();
+            let texts: Vec<roxmltree::Node<'_, '_>> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .collect();
+            if texts.iter().any(|t| t.text().map(str::trim) == Some(title)) {
+                return texts
+                    .iter()
+                    .filter(|t| t.attribute("text-anchor") == Some("end"))
+                    .filter_map(|t| t.text().map(|s| s.trim().to_string()))
+                    .filter(|s| !s.is_empty())
+                    .collect();
+            }
+        }
+        panic!("no figure titled {title}");
+    };
+    let power = |label: &str| -> Option<i32> {
+        let exponent: String = label
+            .strip_prefix("10")?
+            .chars()
+            .map(|c| match c {
+                '⁰' => Some('0'),
+                '¹' => Some('1'),
+                '²' => Some('2'),
+                '³' => Some('3'),
+                '⁴' => Some('4'),
+                '⁵' => Some('5'),
+                '⁶' => Some('6'),
+                '⁷' => Some('7'),
+                '⁸' => Some('8'),
+                '⁹' => Some('9'),
+                '⁻' => Some('-'),
+                _ => None,
+            })
+            .collect::<Option<String>>()?;
+        exponent.parse().ok()
+    };
+    let auto = y_ticks("auto");
+    let powers: Vec<i32> = auto.iter().filter_map(|l| power(l)).collect();
+    assert_eq!(powers.len(), auto.len(), "not powers of ten: {auto:?}");
+    assert!(powers.len() >= 2, "{auto:?}");
+    assert!(powers.windows(2).all(|w| w[1] == w[0] + 1), "{auto:?}");
+    let linear: Vec<f64> = y_ticks("linear")
+        .iter()
+        .map(|l| l.parse::<f64>().unwrap())
+        .collect();
+    assert!(linear.len() >= 3, "{linear:?}");
+    let step = linear[1] - linear[0];
+    assert!(
+        linear
+            .windows(2)
+            .all(|w| ((w[1] - w[0]) - step).abs() < 1e-9 * step.abs()),
+        "{linear:?}"
+    );
+}

@@ -61,6 +61,9 @@ pub struct FigureSpec {
     pub series: Vec<AxisName>,
     /// `sweep`: the swept axis, on the x axis.
     pub x: Option<AxisName>,
+    /// `sweep`: a logarithmic y axis (`None`: where the values, all positive, span
+    /// two decades or more).
+    pub log_y: Option<bool>,
     /// Only the runs with these variants.
     pub filter: Vec<(AxisName, Vec<String>)>,
 }
@@ -194,6 +197,7 @@ fn figure(
         metrics,
         series,
         x,
+        log_y: raw.log_y,
         filter,
     })
 }

@@ -264,11 +264,13 @@ pub(super) struct RawFigure {
     pub metrics: Vec<Spanned<String>>,
     pub series: Vec<Spanned<String>>,
     pub x: Option<Spanned<String>>,
+    pub log_y: Option<bool>,
     pub filter: RawSelection,
 }
 
 /// The keys of a `[[figure]]` besides axis names (which restrict its runs).
-pub(super) const FIGURE_KEYS: &[&str] = &["kind", "title", "study", "metrics", "series", "x"];
+pub(super) const FIGURE_KEYS: &[&str] =
+    &["kind", "title", "study", "metrics", "series", "x", "log_y"];
 
 impl<'de> Deserialize<'de> for RawFigure {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -277,12 +279,12 @@ impl<'de> Deserialize<'de> for RawFigure {
             type Value = RawFigure;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(
-                    "a figure: kind, title, study, metrics, series, x and axis = variant name(s)",
+                    "a figure: kind, title, study, metrics, series, x, log_y and axis = variant name(s)",
                 )
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFigure, A::Error> {
                 let (mut kind, mut title, mut study, mut x) = (None, None, None, None);
-                let (mut metrics, mut series) = (Vec::new(), Vec::new());
+                let (mut metrics, mut series, mut log_y) = (Vec::new(), Vec::new(), None);
                 let mut filter = RawSelection::default();
                 visit_axes(&mut map, &mut filter, FIGURE_KEYS, |key, map| {
                     match key {
@@ -292,6 +294,7 @@ impl<'de> Deserialize<'de> for RawFigure {
                         "metrics" => metrics = map.next_value()?,
                         "series" => series = map.next_value()?,
                         "x" => x = Some(map.next_value()?),
+                        "log_y" => log_y = Some(map.next_value()?),
                         _ => return Ok(false),
                     }
                     Ok(true)
@@ -304,6 +307,7 @@ impl<'de> Deserialize<'de> for RawFigure {
                     metrics,
                     series,
                     x,
+                    log_y,
                     filter,
                 })
             }

@@ -857,12 +857,12 @@ vary = ["workload"]
 #[test]
 fn unknown_figure_keys_list_the_keys_and_the_nearest() {
     let e = err(&format!(
-        "{BASE}[[figure]]\nkind = \"seeds\"\nlog_y = true\n"
+        "{BASE}[[figure]]\nkind = \"seeds\"\nlog_x = true\n"
     ));
     assert!(
         e.message.contains(
-            "unknown key \"log_y\"; expected kind, title, study, metrics, series, x, or an \
-             axis name (workload, transform, scheduler, platform, semantics, replay, shake, \
+            "unknown key \"log_x\"; did you mean \"log_y\"?; expected kind, title, study, \
+             metrics, series, x, log_y, or an axis name (workload, transform, scheduler, platform, semantics, replay, shake, \
              experiment) to restrict its runs"
         ),
         "{e}"

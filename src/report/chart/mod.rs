@@ -45,6 +45,8 @@ pub struct LinePanel {
     pub y_label: String,
     /// Logarithmic x axis (values ≤ 0 are left out).
     pub x_log: bool,
+    /// Logarithmic y axis (values ≤ 0 are left out).
+    pub y_log: bool,
     /// The x axis's ticks and their labels, where the data has its own (the days of an
     /// hour-of-week axis); else evenly spaced ones.
     pub x_ticks: Option<Vec<(f64, String)>>,
@@ -657,19 +659,22 @@ fn y_area(ticks: &[(f64, String)]) -> u32 {
 fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
     // A log axis plots log10(x); its ticks say x.
     let fx = |x: f64| if p.x_log { x.log10() } else { x };
-    let ok = |x: f64, y: f64| x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0);
+    let fy = |y: f64| if p.y_log { y.log10() } else { y };
+    let ok = |x: f64, y: f64| {
+        x.is_finite() && y.is_finite() && (!p.x_log || x > 0.0) && (!p.y_log || y > 0.0)
+    };
     let points = |s: &Series| -> Vec<(f64, f64)> {
         s.points
             .iter()
             .filter(|&&(x, y)| ok(x, y))
-            .map(|&(x, y)| (tame(fx(x)), tame(y)))
+            .map(|&(x, y)| (tame(fx(x)), tame(fy(y))))
             .collect()
     };
     let band = |s: &Series| -> Vec<(f64, f64, f64)> {
         s.band
             .iter()
-            .filter(|&&(x, lo, hi)| ok(x, lo) && hi.is_finite())
-            .map(|&(x, lo, hi)| (tame(fx(x)), tame(lo), tame(hi)))
+            .filter(|&&(x, lo, hi)| ok(x, lo) && ok(x, hi))
+            .map(|&(x, lo, hi)| (tame(fx(x)), tame(fy(lo)), tame(fy(hi))))
             .collect()
     };
     let all: Vec<Drawn> = p.series.iter().map(|s| (points(s), band(s))).collect();
@@ -700,7 +705,11 @@ fn draw_lines(p: &LinePanel, area: &Area<'_>) -> Result<(), String> {
             .chain(b.iter().flat_map(|q| [q.1, q.2]))
     });
     let (y0, y1) = range(ys);
-    let y_ticks = linear_ticks(y0, y1, 6);
+    let y_ticks = if p.y_log {
+        log_ticks(y0, y1)
+    } else {
+        linear_ticks(y0, y1, 6)
+    };
     let mut chart = panel_builder(area, &p.title, 60, &y_ticks)
         .build_cartesian_2d(Ticked::new(x0, x1, &x_ticks), Ticked::new(y0, y1, &y_ticks))
         .map_err(|e| e.to_string())?;

@@ -51,6 +51,7 @@ proptest! {
                     x_label: "x".into(),
                     y_label: "y".into(),
                     x_log,
+                    y_log: false,
                     x_ticks: None,
                     series,
                 }),
@@ -200,6 +201,7 @@ fn a_figure_is_svg_without_nan() {
                 x_label: "x".into(),
                 y_label: "y".into(),
                 x_log: true,
+                y_log: false,
                 x_ticks: None,
                 series: vec![Series {
                     name: "s".into(),

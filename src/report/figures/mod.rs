@@ -325,7 +325,7 @@ fn build(spec: &Spec, fs: &FigureSpec, runs: &[ReportRun<'_>]) -> Vec<Figure> {
                 let name = slug(&w);
                 out.extend(match (fs.kind, fs.x) {
                     (FigureKind::Sweep, Some(x)) => {
-                        sweep_figure(spec, x, &fs.series, name, metric, &what, &panels)
+                        sweep_figure(spec, x, &fs.series, fs.log_y, name, metric, &what, &panels)
                     }
                     _ => seeds_figure(spec, &fs.series, name, metric, &what, &panels),
                 });
@@ -566,10 +566,12 @@ fn seeds_figure(
 /// series value, in its colour, the mean of its shaken runs or replications with the
 /// band of their 5th–95th percentiles, and its unshaken runs' line (dashed beside a
 /// mean, solid alone).
+#[allow(clippy::too_many_arguments)]
 fn sweep_figure(
     spec: &Spec,
     x_axis: AxisName,
     series_axes: &[AxisName],
+    log_y: Option<bool>,
     name: String,
     m: &str,
     what: &str,
@@ -652,6 +654,7 @@ fn sweep_figure(
             x_label: x_label.clone(),
             y_label: metric_label(m),
             x_log: false,
+            y_log: false,
             x_ticks: None,
             series: lines,
         }));
@@ -661,6 +664,35 @@ fn sweep_figure(
         .all(|p| matches!(p, Panel::Lines(l) if l.series.iter().all(|s| s.points.is_empty())))
     {
         return None;
+    }
+    // Schedulers differ by factors: values that span two decades or more (all
+    // positive) get a logarithmic axis, unless the figure says.
+    let ys: Vec<f64> = drawn
+        .iter()
+        .flat_map(|p| match p {
+            Panel::Lines(l) => l.series.as_slice(),
+            _ => &[],
+        })
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.band.iter().flat_map(|b| [b.1, b.2]))
+        })
+        .filter(|y| y.is_finite())
+        .collect();
+    let log = log_y.unwrap_or_else(|| {
+        let (lo, hi) = ys
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), y| {
+                (a.min(*y), b.max(*y))
+            });
+        lo > 0.0 && hi / lo >= 100.0
+    });
+    for p in &mut drawn {
+        if let Panel::Lines(l) = p {
+            l.y_log = log;
+        }
     }
     let mut key = Vec::new();
     let entry = |label: &str, mark| LegendEntry {
@@ -740,6 +772,7 @@ pub(super) fn default_specs(spec: &Spec, runs: &[ReportRun<'_>]) -> Vec<FigureSp
             },
             series,
             x,
+            log_y: None,
             filter: Vec::new(),
         };
         let names = |axes: &[Axis]| axes.iter().map(|&a| AxisName::Axis(a)).collect::<Vec<_>>();

@@ -52,6 +52,7 @@ pub(super) fn summary_figure(
             x_label: x.to_string(),
             y_label: y.to_string(),
             x_log,
+            y_log: false,
             x_ticks: None,
             series,
         })
@@ -145,6 +146,7 @@ pub(super) fn summary_figure(
                     x_label: "Hour of the week (local time; ticks at midnight)".into(),
                     y_label: "Fraction of jobs".into(),
                     x_log: false,
+                    y_log: false,
                     // A tick every 24 hours, labelled by the day it starts.
                     x_ticks: Some(
                         (0..=7)
