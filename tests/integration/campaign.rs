@@ -1245,7 +1245,12 @@ scheduler = "easy"
         .unwrap()
         .flatten()
         .map(|e| e.path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("seeds-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("seeds-")
+        })
         .collect();
     assert_eq!(figures.len(), 1, "{figures:?}");
     let svg = std::fs::read_to_string(&figures[0]).unwrap();
