@@ -209,6 +209,33 @@ pub fn compare<'a>(spec: &Spec, c: &CompareSpec, runs: &[CompareRun<'a>]) -> Vec
         .collect()
 }
 
+/// Why no row of a comparison can be significant at 5 %, whatever the data, if so: the
+/// smallest two-sided Wilcoxon p of `n` pairs is 2 / 2ⁿ (all differences of one sign,
+/// no ties), and Holm's adjustment multiplies the smallest p of `m` rows by `m`. With
+/// the most pairs any row has, the message gives that floor and the pairs that would
+/// bring it under 5 %.
+pub(crate) fn significance_floor(rows: &[ContrastRow]) -> Option<String> {
+    let m = rows.iter().filter(|r| r.summary.n > 0).count();
+    let n = rows.iter().map(|r| r.summary.n).max()?;
+    if m == 0 || n > 60 {
+        return None;
+    }
+    let smallest = 2f64.powi(1 - n as i32);
+    let floor = (smallest * m as f64).min(1.0);
+    if floor < 0.05 {
+        return None;
+    }
+    let needed = (n..=64)
+        .find(|k| 2f64.powi(1 - *k as i32) * (m as f64) < 0.05)
+        .unwrap_or(64);
+    Some(format!(
+        "with at most {n} pairs a row, the smallest Wilcoxon p is {smallest:.3} and Holm \
+         over {m} rows makes every adjusted p at least {floor:.3}: no row can be \
+         significant at 5 %, whatever the differences; {needed} pairs a row (seeds) would \
+         allow it, or compare fewer rows"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,5 +324,50 @@ metrics = ["wait_mean_s", "utilization"]
         assert!(wait.group.is_empty());
         // Reproducible bit for bit.
         assert_eq!(compare(&spec, &spec.compares[0], &runs), rows);
+    }
+
+    /// By hand: 3 pairs give at best p = 2/2³ = 0.25; Holm over 2 rows, 0.5; 7 pairs
+    /// (2 × 2/2⁷ = 0.03125) are the fewest under 5 % (6: 0.0625). The issue's case, 10
+    /// pairs and 48 rows: 0.00195 × 48 = 0.094; 11 pairs are the fewest under 5 %
+    /// (48 × 2/2¹¹ = 0.0469).
+    #[test]
+    fn the_significance_floor_is_said_where_no_row_can_pass() {
+        let row = |n: usize| ContrastRow {
+            group: Vec::new(),
+            variant: "v".into(),
+            metric: "m".into(),
+            missing: 0,
+            summary: PairedSummary {
+                n,
+                baseline_mean: f64::NAN,
+                mean_diff: f64::NAN,
+                median_diff: f64::NAN,
+                ratio_n: n,
+                ratio_mean: f64::NAN,
+                ratio_median: f64::NAN,
+                ci_low: f64::NAN,
+                ci_high: f64::NAN,
+                half_width_rel: f64::NAN,
+                wilcoxon_p: f64::NAN,
+                share_better: f64::NAN,
+            },
+            holm_p: f64::NAN,
+        };
+        let text = significance_floor(&[row(3), row(3)]).unwrap();
+        assert!(
+            text.starts_with(
+                "with at most 3 pairs a row, the smallest Wilcoxon p is 0.250 and Holm over 2 \
+                 rows makes every adjusted p at least 0.500"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("7 pairs a row"), "{text}");
+        let many: Vec<ContrastRow> = (0..48).map(|_| row(10)).collect();
+        let text = significance_floor(&many).unwrap();
+        assert!(text.contains("p is 0.002 and Holm over 48 rows"), "{text}");
+        assert!(text.contains("at least 0.094"), "{text}");
+        assert!(text.contains("11 pairs a row"), "{text}");
+        assert_eq!(significance_floor(&[row(7), row(7)]), None);
+        assert_eq!(significance_floor(&[]), None);
     }
 }

@@ -57,7 +57,10 @@ pub fn comparisons(spec: &Spec, runs: &[ReportRun<'_>]) -> PolarsResult<Vec<Comp
         .map(|c| {
             let rows = compare(spec, c, &compare_runs);
             let table = table(spec, c, &rows)?;
-            let figure = figure(spec, c, &rows);
+            let mut figure = figure(spec, c, &rows);
+            if let Some(floor) = crate::campaign::compare::significance_floor(&rows) {
+                figure.caption = format!("{} Note: {floor}.", figure.caption);
+            }
             Ok(Comparison {
                 spec: c.clone(),
                 rows,

@@ -451,6 +451,9 @@ fn write_report(
             c.table.title.as_deref().unwrap_or(&c.table.name)
         );
         let _ = writeln!(out, "{}", markdown(&c.table.header, &c.table.rows));
+        if let Some(floor) = crate::campaign::compare::significance_floor(&c.rows) {
+            let _ = writeln!(out, "note: comparison {}: {floor}\n", c.spec.name);
+        }
         tables.push(c.table);
         figures.figures.push(c.figure);
     }
