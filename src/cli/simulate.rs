@@ -277,6 +277,8 @@ impl SimulateArgs {
         let seed = description.seed;
         let scheduler = &description.scheduler;
         let replay = description.replay.label();
+        // What the run simulated, as resolved (not the flags as given).
+        let semantics = description.semantics;
         let name = trace_name(&path);
 
         if let Some(out) = &self.jobs_out {
@@ -317,8 +319,8 @@ impl SimulateArgs {
                 env!("CARGO_PKG_VERSION"),
                 result.platform.nodes,
                 result.platform.speed,
-                self.walltime,
-                self.walltime_scaling
+                semantics.walltime,
+                semantics.walltime_scaling
             )];
             write_schedule_swf(
                 out,
@@ -440,9 +442,9 @@ impl SimulateArgs {
                 writeln!(
                     out,
                     "scheduler  {scheduler}; walltime {}, walltime scaling {}{}",
-                    self.walltime,
-                    self.walltime_scaling,
-                    if self.delivery == Delivery::Batsim {
+                    semantics.walltime,
+                    semantics.walltime_scaling,
+                    if semantics.delivery == Delivery::Batsim {
                         ", events delivered as Batsim does"
                     } else {
                         ""
