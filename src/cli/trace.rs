@@ -83,7 +83,8 @@ impl ListArgs {
         let env = std::env::var_os(TRACE_DIR_ENV).map(PathBuf::from);
         let locator = TraceLocator::standard(self.trace_dir.clone(), env);
         let mut out = String::new();
-        writeln!(out, "{}     jobs  where", format_args!("{:<26}", "trace"))?;
+        // The archive's job lines: `trace info` counts the jobs left after cleaning.
+        writeln!(out, "{}  records  where", format_args!("{:<26}", "trace"))?;
         for t in ARCHIVE {
             let place = match locator.locate(t.name) {
                 Ok(p) => p.display().to_string(),

@@ -277,6 +277,16 @@ fn list_shows_the_fetched_trace_and_the_missing_ones() {
         .assert()
         .success();
     let text = stdout(&out);
+    // Issue 53: the counts are the archive's records (job lines; MANIFEST.tsv says
+    // 28,476 for KTH), not the 28,475 jobs `trace info` counts after cleaning.
+    let header: Vec<&str> = text.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header, ["trace", "records", "where"], "{text}");
+    let kth = crate::common::TRACES.iter().find(|t| t.0 == KTH).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(KTH) && l.contains(&format!(" {} ", kth.1))),
+        "{text}"
+    );
     for t in ARCHIVE {
         let line = text
             .lines()
