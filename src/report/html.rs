@@ -29,10 +29,12 @@ padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:9
 th,td{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}\
 td:first-child,th:first-child{text-align:left}figure{margin:2em 0}\
 figcaption{font-size:90%;color:#444}svg{max-width:100%;height:auto}\
-nav li{margin:2px 0}";
+nav li{margin:2px 0}div.scroll{overflow-x:auto;max-width:100%}";
 
+/// A table in a box of the page's width that scrolls sideways when the table is wider
+/// (a comparison's 15 columns), so that no column is out of reach.
 fn html_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    out.push_str("<table>\n<tr>");
+    out.push_str("<div class=\"scroll\"><table>\n<tr>");
     for h in header {
         let _ = write!(out, "<th>{}</th>", html_escape(h));
     }
@@ -44,7 +46,7 @@ fn html_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
 }
 
 /// Writes `dir/figures/*.svg` and `dir/report.html`; returns how many figures were

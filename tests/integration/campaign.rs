@@ -1273,4 +1273,85 @@ scheduler = "easy"
         assert!(texts.contains(&label), "{label} in {texts:?}");
     }
     assert!(!texts.iter().any(|t| t.contains("load[")), "{texts:?}");
+
+    // report.html (issue 53): every table is in a box of the page's width that
+    // scrolls sideways, so that the comparison's last columns stay in reach.
+    let page = out.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&html, options).unwrap();
+    let tables: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("table"))
+        .collect();
+    assert!(!tables.is_empty());
+    for t in &tables {
+        let parent = t.parent_element().unwrap();
+        assert!(
+            parent.has_tag_name("div") && parent.attribute("class") == Some("scroll"),
+            "a table outside a scrolling box"
+        );
+    }
+    assert!(html.contains("div.scroll{overflow-x:auto"));
+    // Drawn by a headless Chromium at 1000 px (where CI has one): each box ends within
+    // the window and scrolls over its whole table (the comparison's is about 1,090 px
+    // wide, beyond the window).
+    if std::env::var("CAMPAIGN_BROWSER").is_ok_and(|v| v == "1") {
+        let script = r#"<script>
+const out = [...document.querySelectorAll("div.scroll")].map(d => ({
+  right: d.getBoundingClientRect().right,
+  scroll: d.scrollWidth,
+  table: d.querySelector("table").getBoundingClientRect().width,
+  window: window.innerWidth,
+  overflow: getComputedStyle(d).overflowX,
+}));
+const pre = document.createElement("pre");
+pre.id = "measure";
+pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>"#;
+        let measured = out.join("measure.html");
+        std::fs::write(
+            &measured,
+            html.replace("</body>", &format!("{script}</body>")),
+        )
+        .unwrap();
+        let browser = ["chromium", "chromium-headless-shell", "chromium-browser"]
+            .into_iter()
+            .find(|b| {
+                std::process::Command::new("sh")
+                    .args(["-c", &format!("command -v {b}")])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })
+            .expect("CAMPAIGN_BROWSER=1 but no chromium on PATH");
+        let o = std::process::Command::new(browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--window-size=1000,2000",
+            ])
+            .arg("--dump-dom")
+            .arg(format!("file://{}", measured.display()))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&o.stdout);
+        let json = dom
+            .split_once("<pre id=\"measure\">")
+            .and_then(|(_, rest)| rest.split_once("</pre>"))
+            .map(|(json, _)| json.replace("&quot;", "\""))
+            .expect("the measuring script ran");
+        let boxes: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+        assert_eq!(boxes.len(), tables.len());
+        for b in &boxes {
+            let f = |k: &str| b[k].as_f64().unwrap();
+            assert!(f("right") <= f("window"), "{b}");
+            assert!(f("scroll") + 1.0 >= f("table"), "{b}");
+            assert_eq!(b["overflow"], "auto", "{b}");
+        }
+    }
 }
