@@ -24,6 +24,9 @@ pub(crate) struct PageInfo<'a> {
 /// The most failed runs the summary lists.
 pub(super) const MAX_FAILURES: usize = 20;
 
+/// How many figure links the summary lists before folding the others away.
+const FOLDED_LINKS: usize = 12;
+
 const STYLE: &str = "body{font-family:sans-serif;max-width:1000px;margin:2em auto;\
 padding:0 1em;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:90%}\
 th,td{border:1px solid #bbb;padding:3px 8px;text-align:right}th{background:#eee}\
@@ -166,7 +169,18 @@ pub(crate) fn write_html(
                 html_escape(t.title.as_deref().unwrap_or(&t.name))
             );
         }
-        figure_links(&mut out, &others);
+        // Beyond a screenful, the other figures' links fold away (paper2024 has ~84).
+        if others.len() > FOLDED_LINKS {
+            let _ = writeln!(
+                out,
+                "<li><details><summary>{} more figures</summary><ul>",
+                others.len()
+            );
+            figure_links(&mut out, &others);
+            out.push_str("</ul></details></li>\n");
+        } else {
+            figure_links(&mut out, &others);
+        }
         out.push_str("</ul></nav>\n");
     }
     let figure_html = |out: &mut String, f: &super::chart::Figure, svg: &str| {

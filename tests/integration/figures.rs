@@ -965,3 +965,56 @@ title = "linear"
         "{linear:?}"
     );
 }
+
+/// Issue 53: paper2024's summary was a wall of ~84 figure links. Past 12, the links of
+/// the figures (other than comparisons) fold into a `<details>` that says how many;
+/// every figure is still linked, and its target exists.
+#[test]
+fn many_figure_links_fold_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let figures: String = ["timeline", "queue-length", "occupancy", "wait"]
+        .iter()
+        .map(|k| format!("[[figure]]\nkind = \"{k}\"\nseries = [\"scheduler\"]\n"))
+        .collect();
+    let spec = write_spec(dir.path(), &figures);
+    let out = dir.path().join("out");
+    spec_command("run", &spec, &dir.path().join("cache"), &out)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(&html, options).unwrap();
+    let ids: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("figure"))
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    assert!(ids.len() > 12, "{} figures", ids.len());
+    let nav = doc.descendants().find(|n| n.has_tag_name("nav")).unwrap();
+    let details = nav
+        .descendants()
+        .find(|n| n.has_tag_name("details"))
+        .expect("the links fold away");
+    let summary = details
+        .descendants()
+        .find(|n| n.has_tag_name("summary"))
+        .and_then(|n| n.text())
+        .unwrap();
+    let folded = details
+        .descendants()
+        .filter(|n| n.has_tag_name("a"))
+        .count();
+    assert_eq!(summary, format!("{folded} more figures"));
+    let linked: Vec<&str> = nav
+        .descendants()
+        .filter(|n| n.has_tag_name("a"))
+        .filter_map(|n| n.attribute("href")?.strip_prefix("#figure-"))
+        .collect();
+    for id in &ids {
+        let name = id.strip_prefix("figure-").unwrap();
+        assert!(linked.contains(&name), "{id} not linked");
+    }
+}
