@@ -3,6 +3,15 @@
 //! the same way, without the library depending on clap.
 
 /// The error for a name that is not one of an enum's choices; lists the valid ones.
+///
+/// ```
+/// use campaign::sim::WalltimePolicy;
+///
+/// let e = "kil".parse::<WalltimePolicy>().unwrap_err();
+/// assert_eq!(e.given, "kil");
+/// assert_eq!(e.choices, ["kill", "run"]);
+/// assert!(e.to_string().ends_with("expected one of: kill, run"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} {given:?}; expected one of: {}", .choices.join(", "))]
 pub struct UnknownChoice {
@@ -12,6 +21,14 @@ pub struct UnknownChoice {
 }
 
 /// Implemented by every `choice!` enum: its names, for argument parsers.
+///
+/// ```
+/// use campaign::Choice;
+/// use campaign::sim::WalltimePolicy;
+///
+/// let names: Vec<&str> = WalltimePolicy::all().iter().map(|c| c.choice_name()).collect();
+/// assert_eq!(names, ["kill", "run"]);
+/// ```
 pub trait Choice: Sized + Copy + 'static {
     fn all() -> &'static [Self];
     fn choice_name(self) -> &'static str;
