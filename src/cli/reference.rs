@@ -173,7 +173,7 @@ const LABELS: &[(&str, &str)] = &[
     ),
     (
         "study",
-        "the `[[study]]` the run belongs to (empty for a spec with `[grid]`); an enum of the spec's studies in runs.parquet",
+        "the `[[study]]` the run belongs to (empty for a spec with `[grid]`); an enum of the spec's studies in runs.parquet (text, all null, in a spec without studies)",
     ),
     (
         "workload",

@@ -308,7 +308,8 @@ const ROLES: [&str; 4] = ["single", "baseline", "shaken", "replication"];
 const STATUSES: [&str; 3] = ["ok", "failed", "not run"];
 
 /// `df` with its study and axis columns as enums whose categories are the values in
-/// the order the campaign expands them (the spec's order), and role and status as
+/// the order the campaign expands them (the spec's order; a column without any value
+/// stays text, all null), and role and status as
 /// enums of their fixed values: parquet stores them as dictionaries, which pandas
 /// reads as categoricals in that order and polars as enums. (CSV has no such type: the
 /// CSV keeps the text.)
@@ -324,6 +325,11 @@ fn with_enum_axes(df: &DataFrame) -> PolarsResult<DataFrame> {
             .flatten()
             .filter(|v| seen.insert(*v))
             .collect();
+        // A spec without studies (or experiments) leaves the column empty: text, not
+        // an enum of no values.
+        if order.is_empty() {
+            continue;
+        }
         typed.with_column(as_enum(column, order)?)?;
     }
     for (name, values) in [("role", &ROLES[..]), ("status", &STATUSES[..])] {

@@ -853,6 +853,12 @@ fn runs_parquet_is_typed_and_says_what_made_it() {
     assert_eq!(categories("scheduler"), ["fcfs", "easy"]);
     assert_eq!(categories("replay"), ["rigid", "a0"]);
     assert_eq!(categories("status"), ["ok", "failed", "not run"]);
+    // Issue 53: the mini spec has no study and no experiment: those columns are text,
+    // all null, not enums of no values (`Enum([])`).
+    for c in ["study", "experiment"] {
+        assert_eq!(df.column(c).unwrap().dtype(), &DataType::String, "{c}");
+        assert_eq!(df.column(c).unwrap().null_count(), 8, "{c}");
+    }
     assert!(strings("walltime").iter().all(|v| v == "run"));
     assert!(strings("walltime_scaling").iter().all(|v| v == "keep"));
     assert!(strings("size_source").iter().all(|v| v == "allocated"));
