@@ -315,32 +315,20 @@ fn laid_groups(
     let axes = group_axes(spec, c);
     let mut out = Vec::new();
     for (k, name) in names.iter().enumerate().filter(|(k, _)| shown[*k]) {
-        let swept: Vec<&[(String, crate::campaign::spec::SweptValue)]> = rows
-            .iter()
-            .map(|r| axes[k].map_or(&[][..], |a| spec.swept_of(a, &r.group[k].1)))
-            .collect();
-        let parameters: Vec<&str> = swept
-            .first()
-            .map(|s| s.iter().map(|(p, _)| p.as_str()).collect())
-            .unwrap_or_default();
-        let alike = !parameters.is_empty()
-            && swept.iter().all(|s| {
-                s.iter()
-                    .map(|(p, _)| p.as_str())
-                    .eq(parameters.iter().copied())
-            });
-        if alike {
-            for (j, p) in parameters.iter().enumerate() {
-                out.push((
-                    p.to_string(),
-                    swept.iter().map(|s| s[j].1.to_string()).collect(),
-                ));
+        let variants: Vec<&str> = rows.iter().map(|r| r.group[k].1.as_str()).collect();
+        match axes[k].and_then(|a| spec.swept_alike(a, &variants)) {
+            Some(columns) => {
+                for (parameter, values) in columns {
+                    out.push((
+                        parameter.to_string(),
+                        values.iter().map(ToString::to_string).collect(),
+                    ));
+                }
             }
-        } else {
-            out.push((
+            None => out.push((
                 name.clone(),
-                rows.iter().map(|r| r.group[k].1.clone()).collect(),
-            ));
+                variants.iter().map(|v| v.to_string()).collect(),
+            )),
         }
     }
     out

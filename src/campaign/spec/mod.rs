@@ -165,6 +165,29 @@ impl Spec {
             .map_or(&[], |s| s.as_slice())
     }
 
+    /// The values of the variants `names` of `axis`, a column per parameter, when every
+    /// one is swept over the same parameters in the same order (`[("load", [0.6,
+    /// 0.8])]`); `None` when one of them is not swept, or they sweep different ones.
+    pub(crate) fn swept_alike(
+        &self,
+        axis: AxisName,
+        names: &[&str],
+    ) -> Option<Vec<(&str, Vec<&SweptValue>)>> {
+        let swept: Vec<&[(String, SweptValue)]> =
+            names.iter().map(|n| self.swept_of(axis, n)).collect();
+        let first = swept.first().filter(|s| !s.is_empty())?;
+        let alike = swept
+            .iter()
+            .all(|s| s.len() == first.len() && s.iter().zip(first.iter()).all(|(a, b)| a.0 == b.0));
+        alike.then(|| {
+            first
+                .iter()
+                .enumerate()
+                .map(|(j, (p, _))| (p.as_str(), swept.iter().map(|s| &s[j].1).collect()))
+                .collect()
+        })
+    }
+
     /// The parameter and its value of the variant of `axis` named `name` when it is
     /// swept over one parameter, a number (`load[load=0.6]`: `("load", 0.6)`).
     pub(crate) fn swept_number(&self, axis: AxisName, name: &str) -> Option<(&str, f64)> {

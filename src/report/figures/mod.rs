@@ -393,32 +393,22 @@ fn category_labels(spec: &Spec, axis: Option<AxisName>, names: &[String]) -> (Ve
     let Some(axis) = axis else {
         return (names.to_vec(), String::new());
     };
-    let swept: Vec<_> = names.iter().map(|n| spec.swept_of(axis, n)).collect();
-    let parameters: Vec<&str> = swept
-        .first()
-        .map(|s| s.iter().map(|(p, _)| p.as_str()).collect())
-        .unwrap_or_default();
-    let alike = !parameters.is_empty()
-        && swept.iter().all(|s| {
-            s.iter()
-                .map(|(p, _)| p.as_str())
-                .eq(parameters.iter().copied())
-        });
-    if !alike {
+    let variants: Vec<&str> = names.iter().map(String::as_str).collect();
+    let Some(columns) = spec.swept_alike(axis, &variants) else {
         return (names.to_vec(), axis_label(&axis.to_string()));
-    }
-    let labels = swept
-        .iter()
-        .map(|s| {
-            s.iter()
-                .map(|(_, v)| v.to_string())
+    };
+    let labels = (0..names.len())
+        .map(|i| {
+            columns
+                .iter()
+                .map(|(_, values)| values[i].to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         })
         .collect();
-    let label = parameters
+    let label = columns
         .iter()
-        .map(|p| parameter_label(p))
+        .map(|(p, _)| parameter_label(p))
         .collect::<Vec<_>>()
         .join(", ");
     (labels, label)
