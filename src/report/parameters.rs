@@ -23,35 +23,25 @@ pub struct SweptColumns {
     pub values: Vec<Vec<Option<SweptValue>>>,
 }
 
+/// An axis and the swept values of one of its variants.
+type Variant<'s> = (Axis, &'s [(String, SweptValue)]);
+
 impl SweptColumns {
     /// The swept parameters of `spec` and the values of the runs whose variants are
     /// `runs`, in order.
     pub(crate) fn of<'a>(spec: &Spec, runs: impl IntoIterator<Item = &'a Choices>) -> SweptColumns {
-        let mut parameters: Vec<(Axis, String)> = Vec::new();
-        for axis in Axis::ALL {
-            for swept in &spec.swept[axis.slot()] {
-                for (parameter, _) in swept {
-                    if !parameters.iter().any(|(a, p)| a == axis && p == parameter) {
-                        parameters.push((*axis, parameter.clone()));
-                    }
-                }
-            }
-        }
-        let values = runs
-            .into_iter()
-            .map(|choices| {
-                parameters
-                    .iter()
-                    .map(|(axis, parameter)| {
-                        spec.swept[axis.slot()][choices[*axis]]
-                            .iter()
-                            .find(|(p, _)| p == parameter)
-                            .map(|(_, v)| v.clone())
-                    })
-                    .collect()
-            })
-            .collect();
-        SweptColumns { parameters, values }
+        let listed = Axis::ALL.iter().flat_map(|axis| {
+            spec.swept[axis.slot()]
+                .iter()
+                .map(move |s| (*axis, s.as_slice()))
+        });
+        let rows = runs.into_iter().map(|choices| {
+            Axis::ALL
+                .iter()
+                .map(|axis| (*axis, spec.swept[axis.slot()][choices[*axis]].as_slice()))
+                .collect()
+        });
+        SweptColumns::from_variants(listed, rows)
     }
 
     /// The swept parameters of `axes` and their values for rows that each name one
@@ -62,26 +52,41 @@ impl SweptColumns {
         axes: &[Axis],
         rows: impl IntoIterator<Item = Vec<&'a str>>,
     ) -> SweptColumns {
-        let rows: Vec<Vec<&str>> = rows.into_iter().collect();
-        let swept = |i: usize, name: &str| spec.swept_of(AxisName::Axis(axes[i]), name);
+        let rows: Vec<Vec<Variant<'_>>> = rows
+            .into_iter()
+            .map(|row| {
+                axes.iter()
+                    .zip(row)
+                    .map(|(axis, name)| (*axis, spec.swept_of(AxisName::Axis(*axis), name)))
+                    .collect()
+            })
+            .collect();
+        let listed = (0..axes.len()).flat_map(|i| rows.iter().map(move |row| row[i]));
+        SweptColumns::from_variants(listed, rows.iter().cloned())
+    }
+
+    /// The parameters in the order first met in `listed` (each an axis and the swept
+    /// values of one of its variants), and each row's values: a row gives, per axis,
+    /// its variant's swept values.
+    fn from_variants<'s>(
+        listed: impl Iterator<Item = Variant<'s>>,
+        rows: impl Iterator<Item = Vec<Variant<'s>>>,
+    ) -> SweptColumns {
         let mut parameters: Vec<(Axis, String)> = Vec::new();
-        for (i, axis) in axes.iter().enumerate() {
-            for row in &rows {
-                for (parameter, _) in swept(i, row[i]) {
-                    if !parameters.iter().any(|(a, p)| a == axis && p == parameter) {
-                        parameters.push((*axis, parameter.clone()));
-                    }
+        for (axis, swept) in listed {
+            for (parameter, _) in swept {
+                if !parameters.iter().any(|(a, p)| *a == axis && p == parameter) {
+                    parameters.push((axis, parameter.clone()));
                 }
             }
         }
         let values = rows
-            .iter()
             .map(|row| {
                 parameters
                     .iter()
                     .map(|(axis, parameter)| {
-                        let i = axes.iter().position(|a| a == axis)?;
-                        swept(i, row[i])
+                        let (_, swept) = row.iter().find(|(a, _)| a == axis)?;
+                        swept
                             .iter()
                             .find(|(p, _)| p == parameter)
                             .map(|(_, v)| v.clone())
