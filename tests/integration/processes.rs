@@ -2,8 +2,9 @@
 //! schedulers"), through the real binary: a scheduler that starts helpers (one in its
 //! process group, one in a session of its own, one left behind by a subshell that
 //! exited) has every one of them ended with its run, when the run succeeds, when the
-//! scheduler exits mid-run, after two Ctrl-C, and after a SIGKILL of `campaign`
-//! itself, and the runs' socket directories are removed; checked by the pids each
+//! scheduler exits mid-run, after a terminal's Ctrl-C (to the whole process group),
+//! after two Ctrl-C, and after a SIGKILL of `campaign` itself, and the runs' socket
+//! directories are removed; checked by the pids each
 //! process writes. Beside them, what an outside trial found about external schedulers:
 //! a spec named without a directory, the standard error quoted by a failing run, and
 //! `files` that are not plain files.
@@ -405,4 +406,42 @@ fn scheduler_files_are_plain_files_hashed_as_streams() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("more than 4 GiB in all"), "{err}");
     assert!(err.contains("more.bin"), "{err}");
+}
+
+/// The first Ctrl-C of a terminal reaches the whole foreground process group, the
+/// schedulers with `campaign` (sent here as a terminal sends it, to the group of a
+/// `campaign` started in a group of its own): the silent schedulers end, their runs
+/// fail, `campaign` exits 130, and nothing of theirs is left.
+#[test]
+fn a_terminals_ctrl_c_ends_the_schedulers_and_their_runs() {
+    use std::os::unix::process::CommandExt;
+    let scene = Scene::new();
+    let wrap = wrapper(scene.dir.path());
+    let spec = spec(
+        scene.dir.path(),
+        &wrap.display().to_string(),
+        &scene.pids,
+        "silent",
+        2,
+    );
+    let child = scene
+        .run(&spec)
+        .args(["--jobs", "2"])
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pids = scene.wait_for_pids(2);
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Command::new("kill")
+        .args(["-INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("2 of 2 runs failed"), "{err}");
+    scene.assert_nothing_left(&pids, "after a terminal's Ctrl-C");
 }
