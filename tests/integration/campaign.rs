@@ -1284,11 +1284,7 @@ scheduler = "easy"
     // scrolls sideways, so that the comparison's last columns stay in reach.
     let page = out.join("report.html");
     let html = std::fs::read_to_string(&page).unwrap();
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..Default::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(&html, options).unwrap();
+    let doc = crate::common::parse_xml(&html);
     let tables: Vec<_> = doc
         .descendants()
         .filter(|n| n.has_tag_name("table"))

@@ -324,3 +324,15 @@ pub(crate) fn within(
     }
     child.wait_with_output().unwrap()
 }
+
+/// An HTML page (report.html, which is well-formed XML with a doctype) or an SVG,
+/// parsed; panics if it is not well-formed.
+#[allow(dead_code)]
+pub(crate) fn parse_xml(text: &str) -> roxmltree::Document<'_> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(text, options)
+        .unwrap_or_else(|e| panic!("not well-formed: {e}"))
+}

@@ -4,7 +4,7 @@
 //! (with `CAMPAIGN_BROWSER=1`, which `.ci/run` sets where a browser is installed; then
 //! it never skips). `campaign simulate --plot` draws one run's figures.
 
-use crate::common::{campaign, column, read_csv, spec_command, trace_path};
+use crate::common::{campaign, column, parse_xml as parse, read_csv, spec_command, trace_path};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -87,15 +87,6 @@ wait_mean_s = 1000.0
     )
     .unwrap();
     spec
-}
-
-fn parse(text: &str) -> roxmltree::Document<'_> {
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..Default::default()
-    };
-    roxmltree::Document::parse_with_options(text, options)
-        .unwrap_or_else(|e| panic!("not well-formed: {e}"))
 }
 
 /// `campaign run SPEC` with its cache and outputs in `dir`; the text of its report.html.
@@ -982,11 +973,7 @@ fn many_figure_links_fold_away() {
         .assert()
         .success();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..Default::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(&html, options).unwrap();
+    let doc = parse(&html);
     let ids: Vec<&str> = doc
         .descendants()
         .filter(|n| n.has_tag_name("figure"))

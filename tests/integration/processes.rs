@@ -91,6 +91,19 @@ impl Scene {
         Scene { dir, pids, tmp }
     }
 
+    /// The wrapper and a spec of `runs` runs whose schedulers it starts in `mode`
+    /// (both named by absolute paths).
+    fn spec(&self, mode: &str, runs: usize) -> PathBuf {
+        let wrap = wrapper(self.dir.path());
+        spec(
+            self.dir.path(),
+            &wrap.display().to_string(),
+            &self.pids,
+            mode,
+            runs,
+        )
+    }
+
     /// `campaign run SPEC` with this scene's cache, output and `TMPDIR`.
     fn run(&self, spec: &Path) -> Command {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("campaign"));
@@ -199,14 +212,7 @@ fn helpers_end_with_a_successful_run() {
 #[test]
 fn helpers_of_a_scheduler_that_exits_end_with_its_run() {
     let scene = Scene::new();
-    let wrap = wrapper(scene.dir.path());
-    let spec = spec(
-        scene.dir.path(),
-        &wrap.display().to_string(),
-        &scene.pids,
-        "exit",
-        1,
-    );
+    let spec = scene.spec("exit", 1);
     let out = scene.run(&spec).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -222,14 +228,7 @@ fn helpers_of_a_scheduler_that_exits_end_with_its_run() {
 fn helpers_end_when_campaign_is_interrupted_or_killed() {
     for (signals, code) in [(&["-INT", "-INT"][..], Some(130)), (&["-KILL"][..], None)] {
         let scene = Scene::new();
-        let wrap = wrapper(scene.dir.path());
-        let spec = spec(
-            scene.dir.path(),
-            &wrap.display().to_string(),
-            &scene.pids,
-            "silent",
-            2,
-        );
+        let spec = scene.spec("silent", 2);
         let mut child = scene
             .run(&spec)
             .args(["--jobs", "2"])
@@ -416,14 +415,7 @@ fn scheduler_files_are_plain_files_hashed_as_streams() {
 fn a_terminals_ctrl_c_ends_the_schedulers_and_their_runs() {
     use std::os::unix::process::CommandExt;
     let scene = Scene::new();
-    let wrap = wrapper(scene.dir.path());
-    let spec = spec(
-        scene.dir.path(),
-        &wrap.display().to_string(),
-        &scene.pids,
-        "silent",
-        2,
-    );
+    let spec = scene.spec("silent", 2);
     let child = scene
         .run(&spec)
         .args(["--jobs", "2"])
